@@ -1,0 +1,14 @@
+// dmlref: a CPU golden model of DirectML's data-movement operators. The one header to include.
+#pragma once
+
+#include "dmlref/data_type.hpp"
+#include "dmlref/error.hpp"
+#include "dmlref/feature_level.hpp"
+#include "dmlref/float16.hpp"
+#include "dmlref/indices.hpp"
+#include "dmlref/layout.hpp"
+#include "dmlref/tensor_desc.hpp"
+#include "dmlref/tensor_view.hpp"
+#include "dmlref/validation.hpp"
+
+// Operators (one header each).

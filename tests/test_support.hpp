@@ -1,0 +1,86 @@
+// Shared helpers for dmlref's tests: the type lists, distinct values per type, bitwise equality,
+// and an assertion that a call raises dmlref::Error with a given code and message substring.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <dmlref/dmlref.hpp>
+
+// The eleven element types, for TEST_CASE_TEMPLATE.
+#define DMLREF_ALL_TYPES                                                                         \
+  double, float, dmlref::float16, std::int64_t, std::int32_t, std::int16_t, std::int8_t,       \
+      std::uint64_t, std::uint32_t, std::uint16_t, std::uint8_t
+// The four index types (SCATTER/GATHER_ND1 indices); REVERSE_SUBSEQUENCES lengths are the unsigned two.
+#define DMLREF_INDEX_TYPES std::int64_t, std::int32_t, std::uint64_t, std::uint32_t
+
+namespace dmlref::test {
+
+// A value of T that is distinct for every i in [0, 2^(8*sizeof(T))) for integers, and for
+// i < 2^15 for float16 (built from bit patterns that are not NaN), so a misplaced element never
+// passes by accident. Floats get non-integral values to exercise every mantissa bit.
+template <class T>
+T distinct_value(std::uint64_t i) {
+  if constexpr (std::is_same_v<T, float16>) {
+    // Positive finite halves 0x0001.. skipping none: 0x0000-0x7BFF are all finite and distinct.
+    return float16::from_bits(static_cast<std::uint16_t>((i % 0x7BFFu) + 1u));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(static_cast<double>(i) + 0.25);
+  } else {
+    return static_cast<T>(i + 1);
+  }
+}
+
+// Bitwise equality: the operators move data, so results must match bit for bit (NaN payloads,
+// negative zero).
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// A buffer of n elements filled with distinct values starting at `seed_offset`.
+template <class T>
+std::vector<T> distinct_buffer(std::size_t n, std::uint64_t seed_offset = 0) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = distinct_value<T>(i + seed_offset);
+  return v;
+}
+
+// "as a value to print": float16 as float, 8-bit integers as int.
+template <class T>
+auto printable(const T& v) {
+  if constexpr (std::is_same_v<T, float16>) {
+    return static_cast<float>(v);
+  } else if constexpr (sizeof(T) == 1) {
+    return static_cast<int>(v);
+  } else {
+    return v;
+  }
+}
+
+}  // namespace dmlref::test
+
+// Asserts that `expr` throws dmlref::Error with `code` and a message containing `substring`.
+#define DMLREF_CHECK_ERROR(expr, error_code, substring)                                       \
+  do {                                                                                         \
+    bool dmlref_threw_ = false;                                                                \
+    try {                                                                                      \
+      (void)(expr);                                                                            \
+    } catch (const dmlref::Error& dmlref_e_) {                                                 \
+      dmlref_threw_ = true;                                                                    \
+      CHECK_MESSAGE(dmlref_e_.code() == (error_code),                                          \
+                    "code was ", dmlref::error_code_name(dmlref_e_.code()), ": ",              \
+                    dmlref_e_.what());                                                         \
+      CHECK_MESSAGE(std::string_view(dmlref_e_.what()).find(substring) != std::string_view::npos, \
+                    "message: ", dmlref_e_.what());                                            \
+    }                                                                                          \
+    CHECK_MESSAGE(dmlref_threw_, "expected dmlref::Error ",                                   \
+                  dmlref::error_code_name(error_code));                                        \
+  } while (false)
