@@ -52,7 +52,9 @@ inline void check_byte_reach(std::string_view op, std::string_view tensor, const
                              std::size_t element_bytes) {
   const auto r = layout.offset_range();  // check_layout ran first
   const auto lo = checked_mul(r->min, static_cast<std::int64_t>(element_bytes));
-  const auto hi = checked_mul(r->max + 1, static_cast<std::int64_t>(element_bytes));
+  // r->max may be INT64_MAX itself, so one past it needs the check too.
+  const auto end = checked_add(r->max, std::int64_t{1});
+  const auto hi = end ? checked_mul(*end, static_cast<std::int64_t>(element_bytes)) : std::nullopt;
   if (!lo || !hi) {
     fail(ErrorCode::T8, op, ": ", tensor, ".Strides ", layout.strides_string(), " with Sizes ",
          layout.sizes_string(), " reach past a 64-bit byte offset");
