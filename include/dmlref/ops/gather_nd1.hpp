@@ -1,0 +1,462 @@
+// dmlref: GATHER_ND1 (DML_GATHER_ND1_OPERATOR_DESC, operator type 140). Gathers whole sub-blocks of
+// the input addressed by index tuples, with optional batch dimensions:
+//   output[batch, ...] = input[batch, indices[batch, ...], ...]
+// Spec: ../shared/spec/gather_nd1.md (rules G1-G10), ../shared/spec/tensors.md (T1-T13).
+//
+// Notation (the spec's): R the shared DimensionCount; r, q, b the InputDimensionCount,
+// IndicesDimensionCount and BatchDimensionCount; m = IndicesTensor.Sizes[R-1], the coordinates per
+// index tuple; k = r - b - m, the trailing input dimensions copied whole. All three tensors are
+// right-aligned: their meaningful dimensions are the last ones, and the leading ones are 1.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "dmlref/data_type.hpp"
+#include "dmlref/error.hpp"
+#include "dmlref/feature_level.hpp"
+#include "dmlref/indices.hpp"
+#include "dmlref/layout.hpp"
+#include "dmlref/tensor_desc.hpp"
+#include "dmlref/tensor_view.hpp"
+#include "dmlref/validation.hpp"
+
+namespace dmlref {
+
+// The page's "Tensor support" tables. InputTensor and OutputTensor share a row; IndicesTensor has
+// its own. The operator itself exists from 3_0 on.
+inline constexpr FeatureLevel kGatherNd1IntroducedLevel = FeatureLevel::k3_0;
+inline constexpr SupportRow kGatherNd1DataSupport[] = {
+    {FeatureLevel::k4_1, 1, kMaxRank, kAllTypes},
+    {FeatureLevel::k3_0, 1, kMaxRank,
+     DataTypeSet{DataType::Float32, DataType::Float16, DataType::Int32, DataType::Int16,
+                 DataType::Int8, DataType::UInt32, DataType::UInt16, DataType::UInt8}},
+};
+inline constexpr SupportRow kGatherNd1IndicesSupport[] = {
+    {FeatureLevel::k4_1, 1, kMaxRank, kIndexTypes},
+    {FeatureLevel::k3_0, 1, kMaxRank, kIndexTypes},
+};
+
+struct GatherNd1Options {
+  FeatureLevel feature_level = kLatestFeatureLevel;
+  // G10: an index outside the dimension it addresses is an error unless the caller opts in to
+  // clamping (DirectML documents no result for it).
+  IndexPolicy index_policy = IndexPolicy::Error;
+};
+
+// Mirrors DML_GATHER_ND1_OPERATOR_DESC field for field (buffer tensor descriptions only).
+struct GatherNd1OperatorDesc {
+  const BufferTensorDesc* InputTensor = nullptr;
+  const BufferTensorDesc* IndicesTensor = nullptr;
+  const BufferTensorDesc* OutputTensor = nullptr;
+  std::uint32_t InputDimensionCount = 0;
+  std::uint32_t IndicesDimensionCount = 0;
+  std::uint32_t BatchDimensionCount = 0;
+};
+
+namespace detail {
+
+inline constexpr std::string_view kGatherNd1Name = "GATHER_ND1";
+
+// "[0,1,0]": a coordinate as the G10 message names it.
+inline std::string gather_nd1_coordinate_string(const Coord& c, std::uint32_t rank) {
+  std::string s = "[";
+  for (std::uint32_t d = 0; d < rank; ++d) {
+    if (d != 0) s += ',';
+    s += std::to_string(c[d]);
+  }
+  return s + "]";
+}
+
+inline void check_gather_nd1_options(const GatherNd1Options& options) {
+  if (options.index_policy != IndexPolicy::Error && options.index_policy != IndexPolicy::Clamp) {
+    fail(ErrorCode::InvalidOption, kGatherNd1Name, ": index_policy is ",
+         static_cast<unsigned>(options.index_policy),
+         "; it must be IndexPolicy::Error or IndexPolicy::Clamp");
+  }
+  check_target_level(kGatherNd1Name, options.feature_level, kGatherNd1IntroducedLevel);
+}
+
+// G1 and G4-G8 on the input and indices sizes, then the spec's "Output sizes". The output's own
+// DimensionCount is checked against R by the caller (G1).
+inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
+    std::span<const std::uint32_t> input_sizes, std::span<const std::uint32_t> indices_sizes,
+    std::uint32_t r, std::uint32_t q, std::uint32_t b) {
+  const std::string_view op = kGatherNd1Name;
+  if (input_sizes.size() < 1 || input_sizes.size() > kMaxRank) {
+    fail(ErrorCode::T2, op, ": InputTensor.DimensionCount is ", input_sizes.size(),
+         "; it must be between 1 and ", kMaxRank);
+  }
+  // G1
+  if (indices_sizes.size() != input_sizes.size()) {
+    fail(ErrorCode::G1, op, ": IndicesTensor.DimensionCount is ", indices_sizes.size(),
+         " but InputTensor.DimensionCount is ", input_sizes.size(),
+         "; InputTensor, IndicesTensor and OutputTensor must have the same DimensionCount");
+  }
+  const auto rank = static_cast<std::uint32_t>(input_sizes.size());
+  for (std::uint32_t d = 0; d < rank; ++d) {
+    if (input_sizes[d] == 0) {
+      fail(ErrorCode::T3, op, ": InputTensor.Sizes[", d,
+           "] is 0; every size must be at least 1 (DirectML has no empty tensors)");
+    }
+    if (indices_sizes[d] == 0) {
+      fail(ErrorCode::T3, op, ": IndicesTensor.Sizes[", d,
+           "] is 0; every size must be at least 1 (DirectML has no empty tensors)");
+    }
+  }
+  // G4
+  if (r < 1 || r > rank) {
+    fail(ErrorCode::G4, op, ": InputDimensionCount is ", r, " but InputTensor.DimensionCount is ",
+         rank, "; it must be between 1 and ", rank);
+  }
+  if (q < 1 || q > rank) {
+    fail(ErrorCode::G4, op, ": IndicesDimensionCount is ", q,
+         " but IndicesTensor.DimensionCount is ", rank, "; it must be between 1 and ", rank);
+  }
+  // G5
+  if (b >= r) {
+    fail(ErrorCode::G5, op, ": BatchDimensionCount is ", b, " but InputDimensionCount is ", r,
+         "; BatchDimensionCount must be smaller");
+  }
+  if (b >= q) {
+    fail(ErrorCode::G5, op, ": BatchDimensionCount is ", b, " but IndicesDimensionCount is ", q,
+         "; BatchDimensionCount must be smaller");
+  }
+  // G6: the spec's bound r - b, stricter than the page's "at most InputTensor.DimensionCount":
+  // the tuple addresses input dimensions after the batch ones, and there are only r - b of them.
+  const std::uint32_t m = indices_sizes[rank - 1];
+  if (m < 1 || m > r - b) {
+    fail(ErrorCode::G6, op, ": IndicesTensor.Sizes[", rank - 1,
+         "] (the coordinates per index tuple) is ", m, " but InputDimensionCount - "
+         "BatchDimensionCount is ", r - b, "; it must be between 1 and ", r - b);
+  }
+  // G7
+  for (std::uint32_t d = 0; d < rank - r; ++d) {
+    if (input_sizes[d] != 1) {
+      fail(ErrorCode::G7, op, ": InputTensor.Sizes[", d, "] is ", input_sizes[d],
+           " but it precedes the last InputDimensionCount (", r,
+           ") dimensions; those leading sizes must be 1");
+    }
+  }
+  for (std::uint32_t d = 0; d < rank - q; ++d) {
+    if (indices_sizes[d] != 1) {
+      fail(ErrorCode::G7, op, ": IndicesTensor.Sizes[", d, "] is ", indices_sizes[d],
+           " but it precedes the last IndicesDimensionCount (", q,
+           ") dimensions; those leading sizes must be 1");
+    }
+  }
+  // G8
+  for (std::uint32_t j = 0; j < b; ++j) {
+    const std::uint32_t in_d = rank - r + j;
+    const std::uint32_t ix_d = rank - q + j;
+    if (input_sizes[in_d] != indices_sizes[ix_d]) {
+      fail(ErrorCode::G8, op, ": IndicesTensor.Sizes[", ix_d, "] is ", indices_sizes[ix_d],
+           " but InputTensor.Sizes[", in_d, "] is ", input_sizes[in_d], "; batch dimension ", j,
+           " of BatchDimensionCount (", b, ") must have the same size in both");
+    }
+  }
+  // Output sizes: the batch and grid dimensions of the indices (the tuple dimension dropped), then
+  // the trailing k input dimensions. The page's formula line says the last m input dimensions; its
+  // worked example and DirectMLX take the last k = r - b - m, which the spec follows.
+  const std::uint32_t k = r - b - m;
+  const std::uint32_t meaningful = (q - 1) + k;
+  if (meaningful > rank) {
+    fail(ErrorCode::G9, op, ": the output needs (IndicesDimensionCount - 1) + (InputDimensionCount"
+         " - BatchDimensionCount - IndicesTensor.Sizes[", rank - 1, "]) = ", q - 1, " + ", k, " = ",
+         meaningful, " dimensions but DimensionCount is ", rank,
+         "; the output's meaningful dimensions must fit in it");
+  }
+  std::vector<std::uint32_t> out(rank - meaningful, 1u);
+  for (std::uint32_t d = rank - q; d + 1 < rank; ++d) out.push_back(indices_sizes[d]);
+  for (std::uint32_t d = rank - k; d < rank; ++d) out.push_back(input_sizes[d]);
+  // T4 on the inferred output, so the sizes returned always describe a tensor DirectML can hold.
+  std::uint64_t count = 1;
+  for (std::uint32_t s : out) {
+    const auto next = checked_mul(count, std::uint64_t{s});
+    if (!next || *next > kMaxElementCount) {
+      fail(ErrorCode::T4, op, ": the inferred OutputTensor.Sizes ",
+           brace_list(std::span<const std::uint32_t>(out)),
+           " hold more than 4294967295 (2^32 - 1) elements, the most a tensor may hold");
+    }
+    count = *next;
+  }
+  return out;
+}
+
+// G9: the given output sizes equal the inferred ones exactly.
+inline void check_gather_nd1_output_sizes(const Layout& output,
+                                          const std::vector<std::uint32_t>& inferred) {
+  const std::span<const std::uint32_t> expected(inferred);
+  bool same = output.rank == inferred.size();
+  for (std::uint32_t d = 0; same && d < output.rank; ++d) same = output.sizes[d] == inferred[d];
+  if (!same) {
+    fail(ErrorCode::G9, kGatherNd1Name, ": OutputTensor.Sizes is ", output.sizes_string(),
+         " but the inferred sizes are ", brace_list(expected),
+         " (leading 1s, IndicesTensor.Sizes without its last dimension, then the last "
+         "InputDimensionCount - BatchDimensionCount - IndicesTensor.Sizes[R-1] InputTensor.Sizes);"
+         " they must be equal");
+  }
+}
+
+// G10, a pass of its own before any output byte is written: every index, after the negative-index
+// rule, lies in [0, n) with n the size of the input dimension it addresses. Clamping needs no pass.
+template <IndexElement I>
+void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, std::uint32_t r,
+                              std::uint32_t b, IndexPolicy policy) {
+  if (policy == IndexPolicy::Clamp) return;
+  const std::uint32_t rank = indices.rank();
+  // Tuple coordinate j addresses input dimension R - r + b + j (after the leading 1s and batches).
+  const std::uint32_t first = rank - r + b;
+  for_each_coordinate(indices.layout(), [&](const Coord& u) {
+    const std::uint32_t dim = first + u[rank - 1];
+    const std::uint64_t n = input.sizes[dim];
+    const I value = indices[u];
+    if (!normalize_index(value, n)) {
+      fail(ErrorCode::G10, kGatherNd1Name, ": IndicesTensor",
+           gather_nd1_coordinate_string(u, rank), " is ", value, " but InputTensor.Sizes[", dim,
+           "] is ", n, "; indices must lie in ", legal_index_range<I>(n));
+    }
+  });
+}
+
+// The golden loop: the spec's "Semantics", one output element at a time, over views that passed
+// validation (G1-G10, T1-T13).
+template <class T, IndexElement I>
+void gather_nd1_reference(TensorView<const T> input, TensorView<const I> indices,
+                          TensorView<T> output, std::uint32_t r, std::uint32_t q, std::uint32_t b,
+                          IndexPolicy policy) {
+  // Under IndexPolicy::Error the G10 pass proved every index in range, and there clamp_index is
+  // the negative-index rule alone; under IndexPolicy::Clamp it also clamps. One call serves both.
+  (void)policy;
+  const std::uint32_t rank = output.rank();
+  const std::uint32_t m = indices.size(rank - 1);
+  const std::uint32_t k = r - b - m;
+  const std::uint32_t meaningful = (q - 1) + k;
+  const std::uint32_t lead = rank - meaningful;  // o[lead + i] is t[i]
+  for_each_coordinate(output.layout(), [&](const Coord& o) {
+    // t = B ++ G ++ S: b batch, q - 1 - b grid, k slice coordinates.
+    Coord ic{};  // [0]*(R-q) ++ B ++ G ++ [j]
+    for (std::uint32_t i = 0; i + 1 < q; ++i) ic[rank - q + i] = o[lead + i];
+    Coord xc{};  // [0]*(R-r) ++ B ++ [idx_0 .. idx_{m-1}] ++ S
+    for (std::uint32_t i = 0; i < b; ++i) xc[rank - r + i] = o[lead + i];
+    for (std::uint32_t j = 0; j < m; ++j) {
+      ic[rank - 1] = j;
+      const std::uint32_t dim = rank - r + b + j;
+      xc[dim] = static_cast<std::uint32_t>(clamp_index(indices[ic], input.size(dim)));
+    }
+    for (std::uint32_t s = 0; s < k; ++s) xc[rank - k + s] = o[lead + (q - 1) + s];
+    output[o] = input[xc];
+  });
+}
+
+// Everything the runtime layer knows after validating the descriptions.
+struct GatherNd1Validated {
+  ValidatedTensor input;
+  ValidatedTensor indices;
+  ValidatedTensor output;
+  std::vector<std::uint32_t> output_sizes;
+};
+
+// The description-only checks, shared by both runtime validators: options, T1-T9, T11, T12, then
+// G1, G2, G3, the feature-level table, G4-G9.
+inline GatherNd1Validated validate_gather_nd1_descs(const GatherNd1OperatorDesc& desc,
+                                                    const GatherNd1Options& options) {
+  const std::string_view op = kGatherNd1Name;
+  check_gather_nd1_options(options);
+  ValidatedTensor input = validate_tensor_desc(op, "InputTensor", desc.InputTensor, false);
+  ValidatedTensor indices = validate_tensor_desc(op, "IndicesTensor", desc.IndicesTensor, false);
+  ValidatedTensor output = validate_tensor_desc(op, "OutputTensor", desc.OutputTensor, true);
+  // G1
+  if (indices.layout.rank != input.layout.rank) {
+    fail(ErrorCode::G1, op, ": IndicesTensor.DimensionCount is ", indices.layout.rank,
+         " but InputTensor.DimensionCount is ", input.layout.rank,
+         "; InputTensor, IndicesTensor and OutputTensor must have the same DimensionCount");
+  }
+  if (output.layout.rank != input.layout.rank) {
+    fail(ErrorCode::G1, op, ": OutputTensor.DimensionCount is ", output.layout.rank,
+         " but InputTensor.DimensionCount is ", input.layout.rank,
+         "; InputTensor, IndicesTensor and OutputTensor must have the same DimensionCount");
+  }
+  // G2
+  if (output.data_type != input.data_type) {
+    fail(ErrorCode::G2, op, ": OutputTensor.DataType is ", describe(output.data_type),
+         " but InputTensor.DataType is ", describe(input.data_type), "; they must be the same");
+  }
+  // G3
+  if (!kIndexTypes.contains(indices.data_type)) {
+    fail(ErrorCode::G3, op, ": IndicesTensor.DataType is ", describe(indices.data_type),
+         "; it must be one of ", kIndexTypes.to_string());
+  }
+  check_support(op, "InputTensor", input.layout.rank, input.data_type, kGatherNd1DataSupport,
+                options.feature_level);
+  check_support(op, "IndicesTensor", indices.layout.rank, indices.data_type,
+                kGatherNd1IndicesSupport, options.feature_level);
+  check_support(op, "OutputTensor", output.layout.rank, output.data_type, kGatherNd1DataSupport,
+                options.feature_level);
+  std::vector<std::uint32_t> sizes = infer_gather_nd1_output_sizes(
+      input.layout.size_span(), indices.layout.size_span(), desc.InputDimensionCount,
+      desc.IndicesDimensionCount, desc.BatchDimensionCount);
+  check_gather_nd1_output_sizes(output.layout, sizes);
+  return {std::move(input), std::move(indices), std::move(output), std::move(sizes)};
+}
+
+// Both runtime validators' buffer part: T9/T10 per binding, T13, then the G10 index pass.
+inline GatherNd1Validated validate_gather_nd1_bound(const GatherNd1OperatorDesc& desc,
+                                                    ConstBuffer input, ConstBuffer indices,
+                                                    Buffer output,
+                                                    const GatherNd1Options& options) {
+  const std::string_view op = kGatherNd1Name;
+  GatherNd1Validated v = validate_gather_nd1_descs(desc, options);
+  check_binding(op, v.input, *desc.InputTensor, input.data, input.size_in_bytes);
+  check_binding(op, v.indices, *desc.IndicesTensor, indices.data, indices.size_in_bytes);
+  check_binding(op, v.output, *desc.OutputTensor, output.data, output.size_in_bytes);
+  const BoundTensor bound[] = {{v.input, input.data}, {v.indices, indices.data},
+                               {v.output, output.data}};
+  check_no_overlap(op, std::span<const BoundTensor>(bound));
+  visit_index(v.indices.data_type, ErrorCode::G3, [&](auto index_type) {
+    using I = typename decltype(index_type)::type;
+    check_gather_nd1_indices<I>(view_of<const I>(v.indices, static_cast<const I*>(indices.data)),
+                                v.input.layout, desc.InputDimensionCount,
+                                desc.BatchDimensionCount, options.index_policy);
+  });
+  return v;
+}
+
+}  // namespace detail
+
+// The output sizes GATHER_ND1 produces for these input and indices sizes (the spec's "Output
+// sizes"), after checking G1 and G4-G8 (and T2-T4 on the sizes themselves).
+// Example 3: ({3,4,5,6,7}, {1,1,1,2,3}, 5, 3, 0) -> {1,1,2,6,7}.
+inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
+    std::span<const std::uint32_t> input_sizes, std::span<const std::uint32_t> indices_sizes,
+    std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
+    std::uint32_t batch_dimension_count) {
+  return detail::infer_gather_nd1_output_sizes(input_sizes, indices_sizes, input_dimension_count,
+                                               indices_dimension_count, batch_dimension_count);
+}
+inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
+    std::initializer_list<std::uint32_t> input_sizes,
+    std::initializer_list<std::uint32_t> indices_sizes, std::uint32_t input_dimension_count,
+    std::uint32_t indices_dimension_count, std::uint32_t batch_dimension_count) {
+  return infer_gather_nd1_output_sizes(
+      std::span<const std::uint32_t>(input_sizes.begin(), input_sizes.size()),
+      std::span<const std::uint32_t>(indices_sizes.begin(), indices_sizes.size()),
+      input_dimension_count, indices_dimension_count, batch_dimension_count);
+}
+
+// ---- typed layer --------------------------------------------------------------------------------
+
+// Checks everything (options, T2-T4, T8, T12, G1, the feature-level table, G4-G9, T13, then G10
+// over every index) without writing; returns the output sizes.
+template <class T, IndexElement I>
+std::vector<std::uint32_t> validate_gather_nd1(TensorView<const T> input,
+                                               TensorView<const I> indices, TensorView<T> output,
+                                               std::uint32_t input_dimension_count,
+                                               std::uint32_t indices_dimension_count,
+                                               std::uint32_t batch_dimension_count,
+                                               const GatherNd1Options& options = {}) {
+  const std::string_view op = detail::kGatherNd1Name;
+  detail::check_gather_nd1_options(options);
+  detail::check_view(op, "InputTensor", input, false);
+  detail::check_view(op, "IndicesTensor", indices, false);
+  detail::check_view(op, "OutputTensor", output, true);
+  // G1 (G2 and G3 hold by the types: one T for input and output, I an index type).
+  if (indices.rank() != input.rank()) {
+    detail::fail(ErrorCode::G1, op, ": IndicesTensor.DimensionCount is ", indices.rank(),
+                 " but InputTensor.DimensionCount is ", input.rank(),
+                 "; InputTensor, IndicesTensor and OutputTensor must have the same DimensionCount");
+  }
+  if (output.rank() != input.rank()) {
+    detail::fail(ErrorCode::G1, op, ": OutputTensor.DimensionCount is ", output.rank(),
+                 " but InputTensor.DimensionCount is ", input.rank(),
+                 "; InputTensor, IndicesTensor and OutputTensor must have the same DimensionCount");
+  }
+  detail::check_support(op, "InputTensor", input.rank(), data_type_of<T>, kGatherNd1DataSupport,
+                        options.feature_level);
+  detail::check_support(op, "IndicesTensor", indices.rank(), data_type_of<I>,
+                        kGatherNd1IndicesSupport, options.feature_level);
+  detail::check_support(op, "OutputTensor", output.rank(), data_type_of<T>, kGatherNd1DataSupport,
+                        options.feature_level);
+  std::vector<std::uint32_t> sizes = detail::infer_gather_nd1_output_sizes(
+      input.layout().size_span(), indices.layout().size_span(), input_dimension_count,
+      indices_dimension_count, batch_dimension_count);
+  detail::check_gather_nd1_output_sizes(output.layout(), sizes);
+  // T13: the output overlaps neither input; the inputs may overlap each other.
+  const TensorExtent extents[] = {tensor_extent("InputTensor", input, false),
+                                  tensor_extent("IndicesTensor", indices, false),
+                                  tensor_extent("OutputTensor", output, true)};
+  detail::check_no_overlap(op, std::span<const TensorExtent>(extents));
+  detail::check_gather_nd1_indices<I>(indices, input.layout(), input_dimension_count,
+                                      batch_dimension_count, options.index_policy);
+  return sizes;
+}
+
+namespace reference {
+
+// Validates, then runs the plain coordinate loop: the golden path faster ones are diffed against.
+template <class T, IndexElement I>
+void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
+                std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
+                std::uint32_t batch_dimension_count, const GatherNd1Options& options = {}) {
+  validate_gather_nd1(input, indices, output, input_dimension_count, indices_dimension_count,
+                      batch_dimension_count, options);
+  detail::gather_nd1_reference(input, indices, output, input_dimension_count,
+                               indices_dimension_count, batch_dimension_count,
+                               options.index_policy);
+}
+
+}  // namespace reference
+
+// GATHER_ND1 on typed views. Validates everything first: a rejected call writes nothing.
+template <class T, IndexElement I>
+void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
+                std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
+                std::uint32_t batch_dimension_count, const GatherNd1Options& options = {}) {
+  // No fast path yet: the reference loop is the implementation.
+  reference::gather_nd1(input, indices, output, input_dimension_count, indices_dimension_count,
+                        batch_dimension_count, options);
+}
+
+// ---- runtime layer ------------------------------------------------------------------------------
+
+// The description-only checks (no buffers): options, T1-T9, T11, T12, G1-G9 and the feature-level
+// table. Returns the output sizes. G10, T10 and T13 need the buffers: see the overload below.
+inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDesc& desc,
+                                                      const GatherNd1Options& options = {}) {
+  return detail::validate_gather_nd1_descs(desc, options).output_sizes;
+}
+
+// Everything, without writing: the description checks, then T9/T10 per buffer, T13, and G10 over
+// every index. Returns the output sizes.
+inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDesc& desc,
+                                                      ConstBuffer input, ConstBuffer indices,
+                                                      Buffer output,
+                                                      const GatherNd1Options& options = {}) {
+  return detail::validate_gather_nd1_bound(desc, input, indices, output, options).output_sizes;
+}
+
+// GATHER_ND1 as DirectML describes it: validates, then dispatches on the data types to the typed
+// golden loop. A rejected call writes nothing.
+inline void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
+                       Buffer output, const GatherNd1Options& options = {}) {
+  const detail::GatherNd1Validated v =
+      detail::validate_gather_nd1_bound(desc, input, indices, output, options);
+  visit(v.input.data_type, [&](auto data_type) {
+    using T = typename decltype(data_type)::type;
+    visit_index(v.indices.data_type, ErrorCode::G3, [&](auto index_type) {
+      using I = typename decltype(index_type)::type;
+      detail::gather_nd1_reference<T, I>(
+          view_of<const T>(v.input, static_cast<const T*>(input.data)),
+          view_of<const I>(v.indices, static_cast<const I*>(indices.data)),
+          view_of<T>(v.output, static_cast<T*>(output.data)), desc.InputDimensionCount,
+          desc.IndicesDimensionCount, desc.BatchDimensionCount, options.index_policy);
+    });
+  });
+}
+
+}  // namespace dmlref
