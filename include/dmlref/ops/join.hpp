@@ -1,0 +1,414 @@
+// dmlref: JOIN (DML_JOIN_OPERATOR_DESC): concatenate inputs along one axis. Rules J1-J6 and
+// T1-T13 of ../shared/spec/join.md and tensors.md; the inverse of SPLIT (ops/split.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "dmlref/data_type.hpp"
+#include "dmlref/error.hpp"
+#include "dmlref/feature_level.hpp"
+#include "dmlref/layout.hpp"
+#include "dmlref/tensor_desc.hpp"
+#include "dmlref/tensor_view.hpp"
+#include "dmlref/validation.hpp"
+
+namespace dmlref {
+
+// The page's "Tensor support" table; InputTensors and OutputTensor share it. Note that 3_0 allows
+// 4-5 dimensions for JOIN, where SPLIT's 3_0 row allows 1-8.
+inline constexpr SupportRow kJoinSupport[] = {
+    {FeatureLevel::k4_1, 1, 8, kAllTypes},
+    {FeatureLevel::k3_0, 4, 5,
+     {DataType::Float32, DataType::Float16, DataType::Int32, DataType::Int16, DataType::Int8,
+      DataType::UInt32, DataType::UInt16, DataType::UInt8}},
+    {FeatureLevel::k2_1, 4, 4,
+     {DataType::Float32, DataType::Float16, DataType::Int32, DataType::Int16, DataType::Int8,
+      DataType::UInt32, DataType::UInt16, DataType::UInt8}},
+    {FeatureLevel::k1_0, 4, 4,
+     {DataType::Float32, DataType::Float16, DataType::Int32, DataType::Int16, DataType::UInt32,
+      DataType::UInt16}},
+};
+inline constexpr FeatureLevel kJoinIntroduced = FeatureLevel::k1_0;
+
+struct JoinOptions {
+  FeatureLevel feature_level = kLatestFeatureLevel;
+};
+
+// DML_JOIN_OPERATOR_DESC with buffer tensor descriptions.
+struct JoinOperatorDesc {
+  std::uint32_t InputCount = 0;
+  const BufferTensorDesc* InputTensors = nullptr;  // InputCount of them
+  const BufferTensorDesc* OutputTensor = nullptr;
+  std::uint32_t Axis = 0;
+};
+
+// What validation proves: every tensor's layout, and where each input starts along Axis in the
+// output (base_i of the spec's semantics), so a faster path needs no arithmetic of its own.
+struct JoinLayouts {
+  DataType data_type = DataType::Unknown;
+  std::uint32_t axis = 0;
+  std::vector<Layout> inputs;
+  Layout output;
+  std::vector<std::uint32_t> axis_offsets;
+};
+
+namespace detail {
+
+inline constexpr std::string_view kJoin = "JOIN";
+
+inline std::string join_input_name(std::size_t i) {
+  return "InputTensors[" + std::to_string(i) + "]";
+}
+
+// J2, J3, J4, J5, J6, in that order, on tensors that passed T1-T12. `input_types` is empty on the
+// typed layer, where one element type makes J3 hold by construction.
+inline std::vector<std::uint32_t> check_join_rules(std::span<const Layout> inputs,
+                                                   std::span<const DataType> input_types,
+                                                   const Layout& output, DataType output_type,
+                                                   std::uint32_t axis) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].rank != output.rank) {
+      fail(ErrorCode::J2, kJoin, ": ", join_input_name(i), ".DimensionCount is ", inputs[i].rank,
+           " but OutputTensor.DimensionCount is ", output.rank,
+           "; every input must have the output's DimensionCount");
+    }
+    if (!input_types.empty() && input_types[i] != output_type) {
+      fail(ErrorCode::J3, kJoin, ": ", join_input_name(i), ".DataType is ",
+           describe(input_types[i]), " but OutputTensor.DataType is ", describe(output_type),
+           "; every input must have the output's DataType");
+    }
+  }
+  if (axis >= output.rank) {
+    fail(ErrorCode::J4, kJoin, ": Axis is ", axis, " but OutputTensor.DimensionCount is ",
+         output.rank, "; Axis must be in [0, ", output.rank - 1, "]");
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    for (std::uint32_t d = 0; d < output.rank; ++d) {
+      if (d != axis && inputs[i].sizes[d] != output.sizes[d]) {
+        fail(ErrorCode::J5, kJoin, ": ", join_input_name(i), ".Sizes[", d, "] is ",
+             inputs[i].sizes[d], " but OutputTensor.Sizes[", d, "] is ", output.sizes[d],
+             "; every dimension except Axis (", axis, ") must match");
+      }
+    }
+  }
+  // 64 bits: up to 2^32 inputs of up to 2^32 - 1 each cannot wrap it.
+  std::uint64_t sum = 0;
+  for (const Layout& input : inputs) sum += input.sizes[axis];
+  if (sum != output.sizes[axis]) {
+    fail(ErrorCode::J6, kJoin, ": the InputTensors' Sizes[", axis, "] add up to ", sum,
+         " but OutputTensor.Sizes[", axis, "] is ", output.sizes[axis],
+         "; along Axis (", axis, ") the inputs' sizes must sum to the output's");
+  }
+  std::vector<std::uint32_t> offsets(inputs.size());
+  std::uint32_t base = 0;  // J6 bounds every partial sum by the output's size
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    offsets[i] = base;
+    base += inputs[i].sizes[axis];
+  }
+  return offsets;
+}
+
+inline void check_join_support(std::span<const Layout> inputs, std::span<const DataType> types,
+                               const Layout& output, DataType output_type, FeatureLevel target) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check_support(kJoin, join_input_name(i), inputs[i].rank, types.empty() ? output_type : types[i],
+                  kJoinSupport, target);
+  }
+  check_support(kJoin, "OutputTensor", output.rank, output_type, kJoinSupport, target);
+}
+
+// The golden loop, literally the spec's semantics: for every output coordinate o, the input i
+// with base_i <= o[Axis] < base_i + Sizes[Axis] supplies Input_i[o with o[Axis] - base_i].
+// Arguments must have passed validate_join. Elements are copied as bytes so NaN payloads and
+// negative zeros survive on any FPU.
+template <class T>
+void join_reference(std::span<const TensorView<const T>> inputs, const TensorView<T>& output,
+                    std::uint32_t axis) {
+  std::vector<std::uint32_t> ends(inputs.size());  // base_i + Sizes[Axis]
+  std::uint32_t running = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    running += inputs[i].size(axis);  // J6 bounds the sum by the output's size
+    ends[i] = running;
+  }
+  for_each_coordinate(output.layout(), [&](const Coord& o) {
+    const auto i = static_cast<std::size_t>(
+        std::upper_bound(ends.begin(), ends.end(), o[axis]) - ends.begin());
+    Coord c = o;
+    c[axis] = o[axis] - (ends[i] - inputs[i].size(axis));
+    std::memcpy(&output[o], &inputs[i][c], sizeof(T));
+  });
+}
+
+}  // namespace detail
+
+// ------------------------------------------------------------------------------------------------
+// Output-size inference
+
+// The first input's sizes with Sizes[Axis] replaced by the sum of the inputs' Sizes[Axis]; checks
+// J1, J2, J4, J5 and T2-T4 on the inputs and the result.
+inline std::vector<std::uint32_t> infer_join_output_sizes(
+    std::span<const std::vector<std::uint32_t>> input_sizes, std::uint32_t axis) {
+  using detail::fail;
+  using detail::kJoin;
+  if (input_sizes.empty()) {
+    fail(ErrorCode::J1, kJoin, ": no input sizes given; InputCount must be greater than 0");
+  }
+  std::vector<Layout> layouts;
+  layouts.reserve(input_sizes.size());
+  for (std::size_t i = 0; i < input_sizes.size(); ++i) {
+    const auto& sizes = input_sizes[i];
+    if (sizes.empty() || sizes.size() > kMaxRank) {
+      fail(ErrorCode::T2, kJoin, ": ", detail::join_input_name(i), ".DimensionCount is ",
+           sizes.size(), "; it must be between 1 and ", kMaxRank);
+    }
+    layouts.push_back(Layout::packed(sizes));
+    detail::check_layout(kJoin, detail::join_input_name(i), layouts.back());
+  }
+  const Layout& first = layouts.front();
+  for (std::size_t i = 1; i < layouts.size(); ++i) {
+    if (layouts[i].rank != first.rank) {
+      fail(ErrorCode::J2, kJoin, ": ", detail::join_input_name(i), ".DimensionCount is ",
+           layouts[i].rank, " but InputTensors[0].DimensionCount is ", first.rank,
+           "; every input must have the same DimensionCount");
+    }
+  }
+  if (axis >= first.rank) {
+    fail(ErrorCode::J4, kJoin, ": Axis is ", axis, " but the inputs' DimensionCount is ",
+         first.rank, "; Axis must be in [0, ", first.rank - 1, "]");
+  }
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    for (std::uint32_t d = 0; d < first.rank; ++d) {
+      if (d != axis && layouts[i].sizes[d] != first.sizes[d]) {
+        fail(ErrorCode::J5, kJoin, ": ", detail::join_input_name(i), ".Sizes[", d, "] is ",
+             layouts[i].sizes[d], " but InputTensors[0].Sizes[", d, "] is ", first.sizes[d],
+             "; every dimension except Axis (", axis, ") must match");
+      }
+    }
+    sum += layouts[i].sizes[axis];
+  }
+  std::vector<std::uint32_t> out(input_sizes.front());
+  if (sum > kMaxElementCount) {
+    fail(ErrorCode::T4, kJoin, ": the inputs' Sizes[", axis, "] add up to ", sum,
+         ", more than the 4294967295 (2^32 - 1) elements a tensor may hold");
+  }
+  out[axis] = static_cast<std::uint32_t>(sum);
+  detail::check_layout(kJoin, "OutputTensor", Layout::packed(out));
+  return out;
+}
+
+inline std::vector<std::uint32_t> infer_join_output_sizes(
+    std::initializer_list<std::vector<std::uint32_t>> input_sizes, std::uint32_t axis) {
+  return infer_join_output_sizes(
+      std::span<const std::vector<std::uint32_t>>(input_sizes.begin(), input_sizes.size()), axis);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Typed layer. T is deduced from the output only, so `inputs` may be a vector, an array or a span.
+
+template <class T>
+  requires(!std::is_const_v<T>)
+JoinLayouts validate_join(std::span<const TensorView<const std::type_identity_t<T>>> inputs,
+                          TensorView<T> output, std::uint32_t axis,
+                          const JoinOptions& options = {}) {
+  using detail::kJoin;
+  detail::check_target_level(kJoin, options.feature_level, kJoinIntroduced);
+  if (inputs.empty()) {
+    detail::fail(ErrorCode::J1, kJoin,
+                 ": InputCount is 0 (no input views); it must be greater than 0");
+  }
+  JoinLayouts result;
+  result.data_type = data_type_of<T>;
+  result.axis = axis;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    detail::check_view(kJoin, detail::join_input_name(i), inputs[i], false);
+    result.inputs.push_back(inputs[i].layout());
+  }
+  detail::check_view(kJoin, "OutputTensor", output, true);
+  result.output = output.layout();
+  result.axis_offsets =
+      detail::check_join_rules(result.inputs, {}, result.output, result.data_type, axis);
+  detail::check_join_support(result.inputs, {}, result.output, result.data_type,
+                             options.feature_level);
+  std::vector<TensorExtent> extents;
+  extents.reserve(inputs.size() + 1);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    extents.push_back(tensor_extent(detail::join_input_name(i), inputs[i], false));
+  }
+  extents.push_back(tensor_extent("OutputTensor", output, true));
+  detail::check_no_overlap(kJoin, extents);
+  return result;
+}
+
+template <class T>
+  requires(!std::is_const_v<T>)
+JoinLayouts validate_join(std::initializer_list<TensorView<const std::type_identity_t<T>>> inputs,
+                          TensorView<T> output, std::uint32_t axis,
+                          const JoinOptions& options = {}) {
+  return validate_join<T>(std::span(inputs.begin(), inputs.size()), output, axis, options);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Runtime layer
+
+namespace detail {
+
+struct BoundJoin {
+  JoinLayouts layouts;
+  std::vector<BoundTensor> tensors;  // InputTensors[0..InputCount), then OutputTensor
+};
+
+inline void check_join_counts(const JoinOperatorDesc& desc, const JoinOptions& options) {
+  check_target_level(kJoin, options.feature_level, kJoinIntroduced);
+  if (desc.InputCount == 0) {
+    fail(ErrorCode::J1, kJoin, ": InputCount is 0; it must be greater than 0");
+  }
+  if (desc.InputTensors == nullptr) {
+    fail(ErrorCode::NullPointer, kJoin, ": InputTensors is null but InputCount is ",
+         desc.InputCount);
+  }
+}
+
+// Every rule that needs no buffer, in the order counts, T1-T12 per tensor, J2-J6, feature level.
+inline std::vector<ValidatedTensor> validate_join_descs(const JoinOperatorDesc& desc,
+                                                        const JoinOptions& options,
+                                                        JoinLayouts& layouts) {
+  check_join_counts(desc, options);
+  std::vector<ValidatedTensor> tensors;
+  tensors.reserve(std::size_t{desc.InputCount} + 1);
+  std::vector<DataType> types;
+  types.reserve(desc.InputCount);
+  for (std::uint32_t i = 0; i < desc.InputCount; ++i) {
+    tensors.push_back(
+        validate_tensor_desc(kJoin, join_input_name(i), &desc.InputTensors[i], false));
+    layouts.inputs.push_back(tensors.back().layout);
+    types.push_back(tensors.back().data_type);
+  }
+  tensors.push_back(validate_tensor_desc(kJoin, "OutputTensor", desc.OutputTensor, true));
+  layouts.output = tensors.back().layout;
+  layouts.data_type = tensors.back().data_type;
+  layouts.axis = desc.Axis;
+  layouts.axis_offsets =
+      check_join_rules(layouts.inputs, types, layouts.output, layouts.data_type, desc.Axis);
+  check_join_support(layouts.inputs, types, layouts.output, layouts.data_type,
+                     options.feature_level);
+  return tensors;
+}
+
+inline BoundJoin bind_join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs,
+                           Buffer output, const JoinOptions& options) {
+  check_join_counts(desc, options);
+  if (inputs.size() != desc.InputCount) {
+    fail(ErrorCode::InvalidOption, kJoin, ": InputCount is ", desc.InputCount, " but ",
+         inputs.size(), " input buffer(s) were given; bind exactly one buffer per input tensor");
+  }
+  BoundJoin bound;
+  std::vector<ValidatedTensor> tensors = validate_join_descs(desc, options, bound.layouts);
+  bound.tensors.reserve(tensors.size());
+  for (std::uint32_t i = 0; i < desc.InputCount; ++i) {
+    check_binding(kJoin, tensors[i], desc.InputTensors[i], inputs[i].data,
+                  inputs[i].size_in_bytes);
+    bound.tensors.push_back({std::move(tensors[i]), inputs[i].data});
+  }
+  check_binding(kJoin, tensors.back(), *desc.OutputTensor, output.data, output.size_in_bytes);
+  bound.tensors.push_back({std::move(tensors.back()), output.data});
+  check_no_overlap(kJoin, std::span<const BoundTensor>(bound.tensors));
+  return bound;
+}
+
+inline void run_join_reference(const BoundJoin& bound) {
+  visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
+    std::vector<TensorView<const T>> inputs;
+    inputs.reserve(bound.tensors.size() - 1);
+    for (std::size_t i = 0; i + 1 < bound.tensors.size(); ++i) {
+      inputs.push_back(view_of<const T>(bound.tensors[i]));
+    }
+    join_reference<T>(inputs, view_of<T>(bound.tensors.back()), bound.layouts.axis);
+  });
+}
+
+}  // namespace detail
+
+// Every rule that needs no buffer (J1-J6, T1-T9, T11, T12, the feature-level table).
+inline JoinLayouts validate_join(const JoinOperatorDesc& desc, const JoinOptions& options = {}) {
+  JoinLayouts layouts;
+  detail::validate_join_descs(desc, options, layouts);
+  return layouts;
+}
+
+// All of the above plus the bindings: one buffer per input (T9, T10) and no overlap (T13).
+inline JoinLayouts validate_join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs,
+                                 Buffer output, const JoinOptions& options = {}) {
+  return detail::bind_join(desc, inputs, output, options).layouts;
+}
+inline JoinLayouts validate_join(const JoinOperatorDesc& desc,
+                                 std::initializer_list<ConstBuffer> inputs, Buffer output,
+                                 const JoinOptions& options = {}) {
+  return validate_join(desc, std::span(inputs.begin(), inputs.size()), output, options);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The reference: validate everything, then run the plain loop. Faster paths are diffed against it.
+
+namespace reference {
+
+template <class T>
+  requires(!std::is_const_v<T>)
+void join(std::span<const TensorView<const std::type_identity_t<T>>> inputs, TensorView<T> output,
+          std::uint32_t axis, const JoinOptions& options = {}) {
+  validate_join<T>(inputs, output, axis, options);
+  detail::join_reference<T>(inputs, output, axis);
+}
+
+inline void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buffer output,
+                 const JoinOptions& options = {}) {
+  detail::run_join_reference(detail::bind_join(desc, inputs, output, options));
+}
+
+}  // namespace reference
+
+// ------------------------------------------------------------------------------------------------
+// The operator (for now the reference itself).
+
+template <class T>
+  requires(!std::is_const_v<T>)
+void join(std::span<const TensorView<const std::type_identity_t<T>>> inputs, TensorView<T> output,
+          std::uint32_t axis, const JoinOptions& options = {}) {
+  reference::join<T>(inputs, output, axis, options);
+}
+
+template <class T>
+  requires(!std::is_const_v<T>)
+void join(std::initializer_list<TensorView<const std::type_identity_t<T>>> inputs,
+          TensorView<T> output, std::uint32_t axis, const JoinOptions& options = {}) {
+  reference::join<T>(std::span(inputs.begin(), inputs.size()), output, axis, options);
+}
+
+// Views of mutable elements (e.g. SPLIT's outputs) joined without rebuilding them by hand.
+template <class T>
+  requires(!std::is_const_v<T>)
+void join(const std::vector<TensorView<T>>& inputs, TensorView<T> output, std::uint32_t axis,
+          const JoinOptions& options = {}) {
+  const std::vector<TensorView<const T>> views(inputs.begin(), inputs.end());
+  reference::join<T>(views, output, axis, options);
+}
+
+inline void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buffer output,
+                 const JoinOptions& options = {}) {
+  reference::join(desc, inputs, output, options);
+}
+inline void join(const JoinOperatorDesc& desc, std::initializer_list<ConstBuffer> inputs,
+                 Buffer output, const JoinOptions& options = {}) {
+  reference::join(desc, std::span(inputs.begin(), inputs.size()), output, options);
+}
+
+}  // namespace dmlref
