@@ -1,0 +1,295 @@
+// dmlref: REVERSE_SUBSEQUENCES (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC, operator type 106).
+//
+// Reverses the first L elements of every subsequence along Axis, each subsequence with its own
+// length L read from SequenceLengthsTensor; the rest of the subsequence is copied unchanged.
+// Spec: ../shared/spec/reverse_subsequences.md (R1-R5) and tensors.md (T1-T13).
+//
+//   typed:   validate_reverse_subsequences(input, lengths, output, axis, options)
+//            reverse_subsequences(input, lengths, output, axis, options)
+//            reference::reverse_subsequences(...)      the plain loop, validating
+//   runtime: validate_reverse_subsequences(desc, options)
+//            validate_reverse_subsequences(desc, input, lengths, output, options)
+//            reverse_subsequences(desc, input, lengths, output, options)
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "dmlref/data_type.hpp"
+#include "dmlref/error.hpp"
+#include "dmlref/feature_level.hpp"
+#include "dmlref/layout.hpp"
+#include "dmlref/tensor_desc.hpp"
+#include "dmlref/tensor_view.hpp"
+#include "dmlref/validation.hpp"
+
+namespace dmlref {
+
+// "This operator was introduced in DML_FEATURE_LEVEL_2_1" (the page's availability line).
+inline constexpr FeatureLevel kReverseSubsequencesIntroduced = FeatureLevel::k2_1;
+
+namespace detail {
+// The eight types every level before 5_0 admits for InputTensor and OutputTensor.
+inline constexpr DataTypeSet kReverseSubsequencesTypesBefore5_0{
+    DataType::Float32, DataType::Float16, DataType::Int32,  DataType::Int16,
+    DataType::Int8,    DataType::UInt32,  DataType::UInt16, DataType::UInt8};
+}  // namespace detail
+
+// The page's "Tensor support" tables. InputTensor and OutputTensor share one table.
+inline constexpr SupportRow kReverseSubsequencesSupport[] = {
+    {FeatureLevel::k5_0, 1, 8, kAllTypes},
+    {FeatureLevel::k4_0, 1, 8, detail::kReverseSubsequencesTypesBefore5_0},
+    {FeatureLevel::k3_0, 4, 5, detail::kReverseSubsequencesTypesBefore5_0},
+    {FeatureLevel::k2_1, 4, 4, detail::kReverseSubsequencesTypesBefore5_0},
+};
+inline constexpr SupportRow kReverseSubsequencesSequenceLengthsSupport[] = {
+    {FeatureLevel::k5_0, 1, 8, DataTypeSet{DataType::UInt64, DataType::UInt32}},
+    {FeatureLevel::k4_0, 1, 8, DataTypeSet{DataType::UInt32}},
+    {FeatureLevel::k3_0, 4, 5, DataTypeSet{DataType::UInt32}},
+    {FeatureLevel::k2_1, 4, 4, DataTypeSet{DataType::UInt32}},
+};
+
+// R4: a sequence length is UINT32 or UINT64 (the typed layer enforces it at compile time).
+template <class L>
+concept SequenceLengthElement = std::same_as<std::remove_cv_t<L>, std::uint32_t> ||
+                                std::same_as<std::remove_cv_t<L>, std::uint64_t>;
+
+struct ReverseSubsequencesOptions {
+  FeatureLevel feature_level = kLatestFeatureLevel;
+};
+
+// Mirrors DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC with buffer tensor descriptions.
+struct ReverseSubsequencesOperatorDesc {
+  const BufferTensorDesc* InputTensor = nullptr;
+  const BufferTensorDesc* SequenceLengthsTensor = nullptr;
+  const BufferTensorDesc* OutputTensor = nullptr;
+  std::uint32_t Axis = 0;
+};
+
+namespace detail {
+
+inline constexpr std::string_view kReverseSubsequencesOp = "REVERSE_SUBSEQUENCES";
+
+// R1-R5 and the feature-level tables, on tensors that already passed T1-T12. Shared by the typed
+// and the runtime layer so each rule lives once. Order: R1 and R5 first, since R2 and R3 index
+// Sizes by dimension and by Axis.
+inline void check_reverse_subsequences_rules(const Layout& input, DataType input_type,
+                                             const Layout& lengths, DataType lengths_type,
+                                             const Layout& output, DataType output_type,
+                                             std::uint32_t axis, FeatureLevel target) {
+  constexpr std::string_view op = kReverseSubsequencesOp;
+  if (lengths.rank != input.rank) {
+    fail(ErrorCode::R1, op, ": SequenceLengthsTensor.DimensionCount is ", lengths.rank,
+         " but InputTensor.DimensionCount is ", input.rank,
+         "; all three tensors must have the same DimensionCount");
+  }
+  if (output.rank != input.rank) {
+    fail(ErrorCode::R1, op, ": OutputTensor.DimensionCount is ", output.rank,
+         " but InputTensor.DimensionCount is ", input.rank,
+         "; all three tensors must have the same DimensionCount");
+  }
+  if (axis >= input.rank) {
+    fail(ErrorCode::R5, op, ": Axis is ", axis, " but InputTensor.DimensionCount is ", input.rank,
+         "; Axis must be less than it");
+  }
+  if (output_type != input_type) {
+    fail(ErrorCode::R2, op, ": OutputTensor.DataType is ", describe(output_type),
+         " but InputTensor.DataType is ", describe(input_type), "; they must be the same");
+  }
+  for (std::uint32_t d = 0; d < input.rank; ++d) {
+    if (output.sizes[d] != input.sizes[d]) {
+      fail(ErrorCode::R2, op, ": OutputTensor.Sizes[", d, "] is ", output.sizes[d],
+           " but InputTensor.Sizes[", d, "] is ", input.sizes[d],
+           "; the output must have the input's Sizes ", input.sizes_string());
+    }
+  }
+  for (std::uint32_t d = 0; d < input.rank; ++d) {
+    if (d == axis) {
+      if (lengths.sizes[d] != 1) {
+        fail(ErrorCode::R3, op, ": SequenceLengthsTensor.Sizes[", d, "] is ", lengths.sizes[d],
+             " but it must be 1 on Axis (", axis, ")");
+      }
+    } else if (lengths.sizes[d] != input.sizes[d]) {
+      fail(ErrorCode::R3, op, ": SequenceLengthsTensor.Sizes[", d, "] is ", lengths.sizes[d],
+           " but InputTensor.Sizes[", d, "] is ", input.sizes[d],
+           "; every dimension except Axis (", axis, ") must match");
+    }
+  }
+  if (lengths_type != DataType::UInt32 && lengths_type != DataType::UInt64) {
+    fail(ErrorCode::R4, op, ": SequenceLengthsTensor.DataType is ", describe(lengths_type),
+         "; it must be UINT32 or UINT64");
+  }
+  check_support(op, "InputTensor", input.rank, input_type, kReverseSubsequencesSupport, target);
+  check_support(op, "SequenceLengthsTensor", lengths.rank, lengths_type,
+                kReverseSubsequencesSequenceLengthsSupport, target);
+  check_support(op, "OutputTensor", output.rank, output_type, kReverseSubsequencesSupport, target);
+}
+
+// The golden loop: the spec's semantics, one output coordinate at a time. Assumes validated
+// arguments (every rule above, T1-T13).
+template <class T, SequenceLengthElement L>
+void reverse_subsequences_reference(TensorView<const T> input,
+                                    TensorView<const L> sequence_lengths, TensorView<T> output,
+                                    std::uint32_t axis) {
+  const std::uint64_t axis_size = input.size(axis);
+  for_each_coordinate(output.layout(), [&](const Coord& o) {
+    Coord at = o;
+    at[axis] = 0;  // R3: one length per subsequence, stored at coordinate 0 of Axis
+    // A length above the axis size clamps ("behaves as if clamped to the maximum"), not an error.
+    const std::uint64_t length =
+        std::min(static_cast<std::uint64_t>(sequence_lengths[at]), axis_size);
+    const std::uint32_t a = o[axis];
+    at[axis] = a < length ? static_cast<std::uint32_t>(length - 1 - a) : a;
+    // memcpy moves the bits themselves: no floating-point load that could quiet a signalling NaN.
+    std::memcpy(&output[o], &input[at], sizeof(T));
+  });
+}
+
+}  // namespace detail
+
+// ---- typed layer -------------------------------------------------------------------------------
+// T is deduced from the output, so a mutable input view converts to the const one implicitly.
+
+// Checks everything (pointers, T2-T4, T8 reach, T12, T13, R1-R5, the feature-level table) without
+// touching data. Returns the output's Sizes (the input's, by R2).
+template <class T, SequenceLengthElement L>
+  requires(!std::is_const_v<T>)
+std::vector<std::uint32_t> validate_reverse_subsequences(
+    TensorView<const std::type_identity_t<T>> input, TensorView<const L> sequence_lengths,
+    TensorView<T> output, std::uint32_t axis, const ReverseSubsequencesOptions& options = {}) {
+  constexpr std::string_view op = detail::kReverseSubsequencesOp;
+  detail::check_target_level(op, options.feature_level, kReverseSubsequencesIntroduced);
+  detail::check_view(op, "InputTensor", input, false);
+  detail::check_view(op, "SequenceLengthsTensor", sequence_lengths, false);
+  detail::check_view(op, "OutputTensor", output, true);
+  detail::check_reverse_subsequences_rules(input.layout(), data_type_of<T>,
+                                           sequence_lengths.layout(), data_type_of<L>,
+                                           output.layout(), data_type_of<T>, axis,
+                                           options.feature_level);
+  // T13: the output must overlap neither input; the two inputs may overlap each other.
+  const TensorExtent extents[] = {
+      tensor_extent("InputTensor", input, false),
+      tensor_extent("SequenceLengthsTensor", sequence_lengths, false),
+      tensor_extent("OutputTensor", output, true),
+  };
+  detail::check_no_overlap(op, std::span<const TensorExtent>(extents));
+  const auto sizes = input.layout().size_span();
+  return {sizes.begin(), sizes.end()};
+}
+
+namespace reference {
+
+// Validates, then runs the plain coordinate loop: the model a faster path is diffed against.
+template <class T, SequenceLengthElement L>
+  requires(!std::is_const_v<T>)
+void reverse_subsequences(TensorView<const std::type_identity_t<T>> input,
+                          TensorView<const L> sequence_lengths, TensorView<T> output,
+                          std::uint32_t axis, const ReverseSubsequencesOptions& options = {}) {
+  validate_reverse_subsequences(input, sequence_lengths, output, axis, options);
+  detail::reverse_subsequences_reference(input, sequence_lengths, output, axis);
+}
+
+}  // namespace reference
+
+// The operator. For now it is the reference itself; a fast path will replace the call below and be
+// tested against reference::reverse_subsequences.
+template <class T, SequenceLengthElement L>
+  requires(!std::is_const_v<T>)
+void reverse_subsequences(TensorView<const std::type_identity_t<T>> input,
+                          TensorView<const L> sequence_lengths, TensorView<T> output,
+                          std::uint32_t axis, const ReverseSubsequencesOptions& options = {}) {
+  reference::reverse_subsequences(input, sequence_lengths, output, axis, options);
+}
+
+// ---- runtime layer -----------------------------------------------------------------------------
+
+namespace detail {
+
+// T1-T9, T11, T12 on each description, then R1-R5 and the tables. No buffers.
+inline std::array<ValidatedTensor, 3> validate_reverse_subsequences_descs(
+    const ReverseSubsequencesOperatorDesc& desc, const ReverseSubsequencesOptions& options) {
+  constexpr std::string_view op = kReverseSubsequencesOp;
+  check_target_level(op, options.feature_level, kReverseSubsequencesIntroduced);
+  ValidatedTensor input = validate_tensor_desc(op, "InputTensor", desc.InputTensor, false);
+  ValidatedTensor lengths =
+      validate_tensor_desc(op, "SequenceLengthsTensor", desc.SequenceLengthsTensor, false);
+  ValidatedTensor output = validate_tensor_desc(op, "OutputTensor", desc.OutputTensor, true);
+  check_reverse_subsequences_rules(input.layout, input.data_type, lengths.layout,
+                                   lengths.data_type, output.layout, output.data_type, desc.Axis,
+                                   options.feature_level);
+  return {std::move(input), std::move(lengths), std::move(output)};
+}
+
+// Everything above, then each binding (T9 alignment, T10 size) and T13.
+inline std::array<BoundTensor, 3> bind_reverse_subsequences(
+    const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input, ConstBuffer sequence_lengths,
+    Buffer output, const ReverseSubsequencesOptions& options) {
+  constexpr std::string_view op = kReverseSubsequencesOp;
+  auto tensors = validate_reverse_subsequences_descs(desc, options);
+  check_binding(op, tensors[0], *desc.InputTensor, input.data, input.size_in_bytes);
+  check_binding(op, tensors[1], *desc.SequenceLengthsTensor, sequence_lengths.data,
+                sequence_lengths.size_in_bytes);
+  check_binding(op, tensors[2], *desc.OutputTensor, output.data, output.size_in_bytes);
+  const std::array<BoundTensor, 3> bound = {
+      BoundTensor{std::move(tensors[0]), input.data},
+      BoundTensor{std::move(tensors[1]), sequence_lengths.data},
+      BoundTensor{std::move(tensors[2]), output.data},
+  };
+  check_no_overlap(op, std::span<const BoundTensor>(bound));
+  return bound;
+}
+
+}  // namespace detail
+
+// Desc-only validation: what a harness can check before it has memory. Returns the output's Sizes.
+inline std::vector<std::uint32_t> validate_reverse_subsequences(
+    const ReverseSubsequencesOperatorDesc& desc, const ReverseSubsequencesOptions& options = {}) {
+  const auto tensors = detail::validate_reverse_subsequences_descs(desc, options);
+  const auto sizes = tensors[2].layout.size_span();
+  return {sizes.begin(), sizes.end()};
+}
+
+// Full validation with the buffers (adds T9 on addresses, T10, T13). Never reads or writes them.
+inline std::vector<std::uint32_t> validate_reverse_subsequences(
+    const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input, ConstBuffer sequence_lengths,
+    Buffer output, const ReverseSubsequencesOptions& options = {}) {
+  const auto bound =
+      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options);
+  const auto sizes = bound[2].tensor.layout.size_span();
+  return {sizes.begin(), sizes.end()};
+}
+
+// Validates, then dispatches on the data type and the lengths type to the typed golden loop.
+inline void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
+                                 ConstBuffer sequence_lengths, Buffer output,
+                                 const ReverseSubsequencesOptions& options = {}) {
+  const auto bound =
+      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options);
+  visit(bound[0].tensor.data_type, [&](auto element) {
+    using T = typename decltype(element)::type;
+    visit_index(bound[1].tensor.data_type, ErrorCode::R4, [&](auto length) {
+      using L = typename decltype(length)::type;
+      // visit_index also offers the signed index types; R4 rejected them during validation, and
+      // not instantiating them keeps the typed layer's constraint honest.
+      if constexpr (SequenceLengthElement<L>) {
+        detail::reverse_subsequences_reference(view_of<const T>(bound[0]),
+                                               view_of<const L>(bound[1]), view_of<T>(bound[2]),
+                                               desc.Axis);
+      } else {
+        detail::fail(ErrorCode::R4, detail::kReverseSubsequencesOp,
+                     ": SequenceLengthsTensor.DataType is ", describe(bound[1].tensor.data_type),
+                     "; it must be UINT32 or UINT64");
+      }
+    });
+  });
+}
+
+}  // namespace dmlref
