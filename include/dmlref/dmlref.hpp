@@ -7,8 +7,13 @@
 #include "dmlref/float16.hpp"
 #include "dmlref/indices.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
 #include "dmlref/validation.hpp"
 
 // Operators (one header each).
+#include "dmlref/ops/gather_nd1.hpp"
+#include "dmlref/ops/join.hpp"
+#include "dmlref/ops/reverse_subsequences.hpp"
+#include "dmlref/ops/split.hpp"
