@@ -1,0 +1,610 @@
+// dmlref: read and write NumPy .npy files (format versions 1.0, 2.0, 3.0), so golden inputs and
+// outputs can travel between dmlref, numpy and a GPU test harness.
+//
+// Decisions:
+// - Types: the eleven DirectML types, by the descr strings numpy writes: <f8 <f4 <f2 <i8 <i4 <i2
+//   |i1 <u8 <u4 <u2 |u1. For the one-byte types the byte-order character is meaningless, so
+//   <i1 >i1 <u1 >u1 are accepted too. Everything else is ErrorCode::NpyFormat with a reason:
+//   big-endian (>f4: convert with arr.astype('<f4')), object (|O), structured (a list descr),
+//   bool, complex, strings, dates, and native-order spellings (=f4) that numpy never writes.
+// - Order: C order is a packed view; Fortran order is read as is and exposed as a strided view
+//   (column-major strides), never transposed or copied. Writing keeps the array's own order.
+// - Shapes: 1 to 8 dimensions, every size at least 1, at most 2^32 - 1 elements (T2-T4). A 0-d
+//   array (shape ()) is rejected rather than read as {1}: DirectML has no 0-d tensors and a
+//   silent reshape would not survive a round trip; reshape it to (1,) in numpy.
+// - Strictness: the header dict must hold exactly the keys descr, fortran_order and shape (as
+//   numpy requires); only whitespace may follow it. The data must be exactly as long as the
+//   header says: a shorter file is truncated, a longer one has a header that lies about its size;
+//   both are errors. The header may be at most kNpyMaxHeaderSize bytes (numpy's own read limit).
+// - Every error names the file (or "<memory>" for a buffer without a name) and what is wrong,
+//   e.g. "npy: 'x.npy': big-endian data ('>f4') is not supported; ... [NpyFormat]". Failing to
+//   open, read or write a file is ErrorCode::Io. No input makes the reader read out of bounds.
+// - Written files follow numpy: the header dict as numpy prints it, padded with spaces so the data
+//   starts at a multiple of 64 bytes, then '\n'. Version 1.0 by default (what np.save writes).
+// - Storage is little-endian on disk; on a big-endian host elements are swapped on the way in and
+//   out, so views always hold native values.
+// - An NpyArray's buffer is padded to a multiple of 4 bytes, so desc() and buffer() satisfy
+//   DMLCalcBufferTensorSize (T8, T10) and can go straight to the runtime layer.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "dmlref/data_type.hpp"
+#include "dmlref/error.hpp"
+#include "dmlref/layout.hpp"
+#include "dmlref/tensor_desc.hpp"
+#include "dmlref/tensor_view.hpp"
+#include "dmlref/validation.hpp"
+
+namespace dmlref {
+
+enum class NpyVersion : std::uint8_t { k1_0 = 1, k2_0 = 2, k3_0 = 3 };
+
+// numpy refuses headers over 10000 bytes unless told otherwise (numpy.lib.format's
+// _MAX_HEADER_SIZE); a header of up to 8 dimensions needs about 150.
+inline constexpr std::size_t kNpyMaxHeaderSize = 10000;
+
+// The descr numpy writes for a type ("<f4", "|u1").
+constexpr std::string_view npy_descr(DataType type) noexcept {
+  switch (type) {
+    case DataType::Float64: return "<f8";
+    case DataType::Float32: return "<f4";
+    case DataType::Float16: return "<f2";
+    case DataType::Int64: return "<i8";
+    case DataType::Int32: return "<i4";
+    case DataType::Int16: return "<i2";
+    case DataType::Int8: return "|i1";
+    case DataType::UInt64: return "<u8";
+    case DataType::UInt32: return "<u4";
+    case DataType::UInt16: return "<u2";
+    case DataType::UInt8: return "|u1";
+    case DataType::Unknown: break;
+  }
+  return "";
+}
+
+// What the header of a .npy file says.
+struct NpyHeader {
+  NpyVersion version = NpyVersion::k1_0;
+  DataType data_type = DataType::Unknown;
+  std::vector<std::uint32_t> sizes;
+  bool fortran_order = false;
+  std::size_t data_offset = 0;  // bytes before the data: preamble plus header
+  std::uint64_t data_bytes = 0;  // element count times element size
+};
+
+namespace detail {
+
+inline constexpr unsigned char kNpyMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+// Layout of a .npy array: packed row-major, or column-major for Fortran order.
+inline Layout npy_layout(std::span<const std::uint32_t> sizes, bool fortran_order) {
+  Layout l = Layout::packed(sizes);
+  if (fortran_order) {
+    std::int64_t stride = 1;
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      l.strides[d] = stride;
+      stride *= sizes[d];  // bounded by the element count, checked before
+    }
+  }
+  return l;
+}
+
+// Element bytes are little-endian in the file; swap in place on a big-endian host.
+inline void npy_swap_to_native(std::span<std::byte> bytes, std::size_t element_bytes) noexcept {
+  if constexpr (std::endian::native == std::endian::big) {
+    for (std::size_t i = 0; i + element_bytes <= bytes.size(); i += element_bytes) {
+      std::reverse(bytes.begin() + i, bytes.begin() + i + element_bytes);
+    }
+  } else {
+    (void)bytes;
+    (void)element_bytes;
+  }
+}
+
+// A small reader of the Python literal numpy writes as the header, e.g.
+//   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// Every read is bounds-checked against the header text.
+class NpyHeaderParser {
+ public:
+  NpyHeaderParser(std::string_view text, std::string_view name) : text_(text), name_(name) {}
+
+  template <class... Parts>
+  [[noreturn]] void error(const Parts&... parts) const {
+    fail(ErrorCode::NpyFormat, "npy: '", name_, "': malformed header: ", parts...,
+         " (at byte ", pos_, " of the header ", quoted_excerpt(), ")");
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) {
+      ++pos_;
+    }
+  }
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek() const { return at_end() ? '\0' : text_[pos_]; }
+  void expect(char c) {
+    skip_space();
+    if (peek() != c) error("expected '", c, "'");
+    ++pos_;
+  }
+  bool consume(char c) {
+    skip_space();
+    if (peek() != c) return false;
+    ++pos_;
+    return true;
+  }
+
+  std::string parse_string() {
+    skip_space();
+    const char quote = peek();
+    if (quote != '\'' && quote != '"') error("expected a quoted string");
+    const std::size_t start = ++pos_;
+    while (!at_end() && text_[pos_] != quote) {
+      if (text_[pos_] == '\\') error("escapes in strings are not supported");
+      ++pos_;
+    }
+    if (at_end()) error("unterminated string");
+    return std::string(text_.substr(start, pos_++ - start));
+  }
+
+  bool parse_bool() {
+    skip_space();
+    if (text_.substr(pos_, 4) == "True") {
+      pos_ += 4;
+      return true;
+    }
+    if (text_.substr(pos_, 5) == "False") {
+      pos_ += 5;
+      return false;
+    }
+    error("fortran_order must be True or False");
+  }
+
+  // A tuple of non-negative integers: (), (3,), (2, 3), (2, 3,). Python 2's 3L is accepted.
+  std::vector<std::uint64_t> parse_shape() {
+    expect('(');
+    std::vector<std::uint64_t> dims;
+    bool trailing_comma = false;
+    for (;;) {
+      skip_space();
+      if (consume(')')) break;
+      if (!dims.empty() && !trailing_comma) error("expected ',' or ')' in shape");
+      const char c = peek();
+      if (c < '0' || c > '9') error("shape entries must be non-negative integers");
+      std::uint64_t v = 0;
+      while (!at_end() && text_[pos_] >= '0' && text_[pos_] <= '9') {
+        const auto times_ten = checked_mul(v, std::uint64_t{10});
+        const auto next = times_ten ? checked_add(*times_ten, static_cast<std::uint64_t>(text_[pos_] - '0'))
+                                    : std::nullopt;
+        if (!next) error("a shape entry does not fit 64 bits");
+        v = *next;
+        ++pos_;
+      }
+      if (peek() == 'L') ++pos_;
+      dims.push_back(v);
+      if (dims.size() > 64) error("shape has more than 64 entries");
+      trailing_comma = consume(',');
+    }
+    // (3) is the integer 3 in Python, not a tuple.
+    if (dims.size() == 1 && !trailing_comma) error("a one-element shape must be written (n,)");
+    return dims;
+  }
+
+ private:
+  std::string quoted_excerpt() const {
+    std::string s;
+    for (char c : text_.substr(0, 120)) {
+      if (c == '\n') {
+        s += "\\n";
+      } else {
+        s += (c >= 0x20 && c < 0x7F) ? c : '?';  // keep the message printable
+      }
+    }
+    return "\"" + s + (text_.size() > 120 ? "...\"" : "\"");
+  }
+
+  std::string_view text_;
+  std::string_view name_;
+  std::size_t pos_ = 0;
+};
+
+inline DataType npy_type_from_descr(std::string_view descr, std::string_view name) {
+  for (DataType t : kAllDataTypes) {
+    if (npy_descr(t) == descr) return t;
+  }
+  if (descr == "<i1" || descr == ">i1") return DataType::Int8;  // one byte: order is moot
+  if (descr == "<u1" || descr == ">u1") return DataType::UInt8;
+  const std::string d(descr);
+  if (!descr.empty() && descr[0] == '>' && descr.size() > 1) {
+    std::string little = "<";  // appended: GCC 12's -Wrestrict misfires on "<" + string&&
+    little += descr.substr(1);
+    for (DataType t : kAllDataTypes) {
+      if (npy_descr(t) == little) {
+        fail(ErrorCode::NpyFormat, "npy: '", name, "': big-endian data ('", d,
+             "') is not supported; write it little-endian, e.g. arr.astype('", little, "')");
+      }
+    }
+  }
+  if (descr.find('O') != std::string_view::npos && descr.size() <= 2) {
+    fail(ErrorCode::NpyFormat, "npy: '", name, "': object arrays ('", d,
+         "') are not supported: they hold pickled Python objects, not tensor data");
+  }
+  fail(ErrorCode::NpyFormat, "npy: '", name, "': dtype '", d,
+       "' is not one of the eleven DirectML types (<f8 <f4 <f2 <i8 <i4 <i2 |i1 <u8 <u4 <u2 |u1)");
+}
+
+inline std::uint64_t read_le(std::span<const std::byte> bytes, std::size_t offset, std::size_t n) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    v |= static_cast<std::uint64_t>(bytes[offset + i]) << (8 * i);
+  }
+  return v;
+}
+
+}  // namespace detail
+
+// Parses and checks the preamble and header of a .npy image, including that `bytes` holds exactly
+// the data the header promises. `name` (a file name) goes into every message.
+inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_view name) {
+  using detail::fail;
+  if (bytes.size() < 8) {
+    fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: ", bytes.size(),
+         " bytes, too short for the .npy magic and version");
+  }
+  for (std::size_t i = 0; i < sizeof detail::kNpyMagic; ++i) {
+    if (static_cast<unsigned char>(bytes[i]) != detail::kNpyMagic[i]) {
+      fail(ErrorCode::NpyFormat, "npy: '", name,
+           "': bad magic: not a .npy file (it must start with \\x93NUMPY)");
+    }
+  }
+  const auto major = static_cast<unsigned>(bytes[6]);
+  const auto minor = static_cast<unsigned>(bytes[7]);
+  if (major < 1 || major > 3 || minor != 0) {
+    fail(ErrorCode::NpyFormat, "npy: '", name, "': format version ", major, ".", minor,
+         " is not supported; 1.0, 2.0 and 3.0 are");
+  }
+  NpyHeader h;
+  h.version = static_cast<NpyVersion>(major);
+  const std::size_t length_bytes = major == 1 ? 2 : 4;
+  const std::size_t preamble = 8 + length_bytes;
+  if (bytes.size() < preamble) {
+    fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: ", bytes.size(),
+         " bytes, too short for the version ", major, ".0 preamble of ", preamble);
+  }
+  const std::uint64_t header_len = detail::read_le(bytes, 8, length_bytes);
+  if (header_len > kNpyMaxHeaderSize) {
+    fail(ErrorCode::NpyFormat, "npy: '", name, "': the header is ", header_len,
+         " bytes, over the limit of ", kNpyMaxHeaderSize);
+  }
+  if (bytes.size() - preamble < header_len) {
+    fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: the header is ", header_len,
+         " bytes but only ", bytes.size() - preamble, " follow the preamble");
+  }
+  h.data_offset = preamble + static_cast<std::size_t>(header_len);
+  // Version 3.0 differs from 2.0 only in allowing UTF-8 in the header: every byte we accept is
+  // ASCII anyway, so non-ASCII bytes simply fail to parse.
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + preamble,
+                              static_cast<std::size_t>(header_len));
+
+  detail::NpyHeaderParser p(text, name);
+  p.expect('{');
+  bool have_descr = false, have_order = false, have_shape = false;
+  std::string descr;
+  std::vector<std::uint64_t> shape;
+  for (;;) {
+    if (p.consume('}')) break;
+    const std::string key = p.parse_string();
+    p.expect(':');
+    bool* seen = nullptr;
+    if (key == "descr") {
+      p.skip_space();
+      if (p.peek() == '[') {
+        fail(ErrorCode::NpyFormat, "npy: '", name,
+             "': structured dtypes (a list descr) are not supported; save one plain array per file");
+      }
+      descr = p.parse_string();
+      seen = &have_descr;
+    } else if (key == "fortran_order") {
+      h.fortran_order = p.parse_bool();
+      seen = &have_order;
+    } else if (key == "shape") {
+      shape = p.parse_shape();
+      seen = &have_shape;
+    } else {
+      p.error("unexpected key '", key, "'; the keys are descr, fortran_order and shape");
+    }
+    if (*seen) p.error("key '", key, "' appears twice");
+    *seen = true;
+    if (p.consume('}')) break;
+    p.expect(',');
+  }
+  p.skip_space();
+  if (!p.at_end()) p.error("only whitespace may follow the dict");
+  if (!have_descr) p.error("missing key 'descr'");
+  if (!have_order) p.error("missing key 'fortran_order'");
+  if (!have_shape) p.error("missing key 'shape'");
+
+  h.data_type = detail::npy_type_from_descr(descr, name);
+  std::string shape_text = "(";
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (d != 0) shape_text += ", ";
+    shape_text += std::to_string(shape[d]);
+  }
+  shape_text += shape.size() == 1 ? ",)" : ")";
+  if (shape.empty()) {
+    fail(ErrorCode::NpyFormat, "npy: '", name,
+         "': shape () is a 0-d array; DirectML tensors have 1 to 8 dimensions (save it with "
+         "shape (1,))");
+  }
+  if (shape.size() > kMaxRank) {
+    fail(ErrorCode::NpyFormat, "npy: '", name, "': shape ", shape_text, " has ", shape.size(),
+         " dimensions; DirectML tensors have 1 to ", kMaxRank);
+  }
+  std::uint64_t count = 1;
+  for (std::uint64_t s : shape) {
+    if (s == 0) {
+      fail(ErrorCode::NpyFormat, "npy: '", name, "': shape ", shape_text,
+           " is empty; DirectML has no empty tensors (every size must be at least 1)");
+    }
+    const auto next = detail::checked_mul(count, s);
+    if (!next || *next > kMaxElementCount) {
+      fail(ErrorCode::NpyFormat, "npy: '", name, "': shape ", shape_text,
+           " holds more than 4294967295 (2^32 - 1) elements, DirectML's limit");
+    }
+    count = *next;
+    h.sizes.push_back(static_cast<std::uint32_t>(s));
+  }
+  h.data_bytes = count * element_size(h.data_type);
+  const std::uint64_t available = bytes.size() - h.data_offset;
+  if (available < h.data_bytes) {
+    fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: shape ", shape_text, " of ",
+         data_type_name(h.data_type), " needs ", h.data_bytes, " data bytes but only ", available,
+         " follow the header");
+  }
+  if (available > h.data_bytes) {
+    fail(ErrorCode::NpyFormat, "npy: '", name, "': the header says shape ", shape_text, " of ",
+         data_type_name(h.data_type), ", ", h.data_bytes, " data bytes, but ", available,
+         " follow it; the header does not describe this data");
+  }
+  return h;
+}
+
+// An array read from (or to be written to) a .npy file: it owns its bytes and knows its type,
+// sizes and order, and hands out typed views and DirectML-shaped descriptions of itself.
+class NpyArray {
+ public:
+  NpyArray() = default;
+
+  // A zero-filled array (e.g. an output to compute into). Sizes must satisfy T2-T4.
+  NpyArray(DataType type, std::vector<std::uint32_t> sizes, bool fortran_order = false,
+           std::string name = "<memory>")
+      : name_(std::move(name)), data_type_(type), sizes_(std::move(sizes)),
+        fortran_order_(fortran_order) {
+    if (!is_valid(type)) {
+      detail::fail(ErrorCode::T1, "npy: '", name_, "': DataType is ", describe(type),
+                   "; it must be one of ", kAllTypes.to_string());
+    }
+    if (sizes_.empty() || sizes_.size() > kMaxRank) {
+      detail::fail(ErrorCode::T2, "npy: '", name_, "': ", sizes_.size(),
+                   " dimensions; DirectML tensors have 1 to ", kMaxRank);
+    }
+    detail::check_layout("npy", name_, Layout::packed(sizes_));
+    finish_layout();
+    storage_.assign(storage_size(), std::byte{0});
+  }
+
+  // A C-order copy of any view (strided, transposed, broadcast).
+  template <class T>
+  static NpyArray from_view(const TensorView<T>& view, std::string name = "<memory>") {
+    using V = std::remove_const_t<T>;
+    detail::check_view("npy", name, view, false);
+    const auto sizes = view.layout().size_span();
+    NpyArray a(data_type_of<V>, std::vector<std::uint32_t>(sizes.begin(), sizes.end()), false,
+               std::move(name));
+    const TensorView<V> out = a.view<V>();
+    for_each_coordinate(view.layout(), [&](const Coord& c) { out[c] = view[c]; });
+    return a;
+  }
+
+  // Reads an image that parse_npy_header accepts.
+  static NpyArray from_bytes(std::span<const std::byte> bytes, std::string name) {
+    const NpyHeader h = parse_npy_header(bytes, name);
+    NpyArray a(h.data_type, h.sizes, h.fortran_order, std::move(name));
+    a.version_ = h.version;
+    std::memcpy(a.storage_.data(), bytes.data() + h.data_offset, static_cast<std::size_t>(h.data_bytes));
+    detail::npy_swap_to_native(a.bytes(), element_size(a.data_type_));
+    return a;
+  }
+
+  const std::string& name() const noexcept { return name_; }
+  DataType data_type() const noexcept { return data_type_; }
+  const std::vector<std::uint32_t>& sizes() const noexcept { return sizes_; }
+  // Strides in elements: packed row-major, or column-major for Fortran order.
+  const std::vector<std::uint32_t>& strides() const noexcept { return strides_; }
+  bool fortran_order() const noexcept { return fortran_order_; }
+  // The format version of the file it was read from (1.0 for arrays made in memory).
+  NpyVersion version() const noexcept { return version_; }
+  std::uint32_t rank() const noexcept { return static_cast<std::uint32_t>(sizes_.size()); }
+  std::uint64_t element_count() const noexcept { return layout_.element_count(); }
+  const Layout& layout() const noexcept { return layout_; }
+
+  // The data as stored (row-major or column-major), element_count() * element size bytes.
+  std::span<const std::byte> bytes() const noexcept { return {storage_.data(), data_bytes()}; }
+  std::span<std::byte> bytes() noexcept { return {storage_.data(), data_bytes()}; }
+
+  // Typed views; T must be the array's element type (ErrorCode::InvalidOption otherwise).
+  template <Element T>
+  TensorView<const T> view() const {
+    check_type<T>();
+    return TensorView<const T>(reinterpret_cast<const T*>(storage_.data()), layout_);
+  }
+  template <Element T>
+  TensorView<T> view() {
+    check_type<T>();
+    return TensorView<T>(reinterpret_cast<T*>(storage_.data()), layout_);
+  }
+
+  // The runtime layer's description of this array; it points into this object, so keep the
+  // array alive and unmoved while it is used. TotalTensorSizeInBytes is DMLCalcBufferTensorSize.
+  BufferTensorDesc desc() const noexcept {
+    BufferTensorDesc d;
+    d.DataType = data_type_;
+    d.DimensionCount = rank();
+    d.Sizes = sizes_.data();
+    d.Strides = fortran_order_ ? strides_.data() : nullptr;
+    d.TotalTensorSizeInBytes = storage_.size();
+    return d;
+  }
+  TensorDesc tensor_desc() const {
+    return TensorDesc(data_type_, sizes_, fortran_order_ ? strides_ : std::vector<std::uint32_t>{});
+  }
+  // The whole buffer, padding included (what TotalTensorSizeInBytes promises).
+  ConstBuffer buffer() const noexcept { return {storage_.data(), storage_.size()}; }
+  Buffer buffer() noexcept { return {storage_.data(), storage_.size()}; }
+
+ private:
+  template <class T>
+  void check_type() const {
+    if (data_type_of<T> != data_type_) {
+      detail::fail(ErrorCode::InvalidOption, "npy: '", name_, "' holds ",
+                   data_type_name(data_type_), " elements; it cannot be viewed as ",
+                   data_type_name(data_type_of<T>));
+    }
+  }
+  std::size_t data_bytes() const noexcept {
+    return static_cast<std::size_t>(layout_.element_count() * element_size(data_type_));
+  }
+  // Rounded up to 4 like DMLCalcBufferTensorSize (T8), so the buffer satisfies T10.
+  std::size_t storage_size() const noexcept { return (data_bytes() + 3) & ~std::size_t{3}; }
+  void finish_layout() {
+    layout_ = detail::npy_layout(sizes_, fortran_order_);
+    strides_.assign(rank(), 0);
+    for (std::uint32_t d = 0; d < rank(); ++d) strides_[d] = static_cast<std::uint32_t>(layout_.strides[d]);
+  }
+
+  std::string name_;
+  DataType data_type_ = DataType::Unknown;
+  std::vector<std::uint32_t> sizes_;
+  std::vector<std::uint32_t> strides_;
+  bool fortran_order_ = false;
+  NpyVersion version_ = NpyVersion::k1_0;
+  Layout layout_;
+  // std::byte storage from operator new: aligned for every element type, and bytes may hold
+  // objects of any type (implicit object creation).
+  std::vector<std::byte> storage_;
+};
+
+// Reads a .npy image from memory (for tests and fuzzing). `name` is used in messages.
+inline NpyArray read_npy(std::span<const std::byte> bytes, std::string name = "<memory>") {
+  return NpyArray::from_bytes(bytes, std::move(name));
+}
+
+// Reads a .npy file. Open and read failures are ErrorCode::Io, format problems NpyFormat.
+inline NpyArray read_npy(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    detail::fail(ErrorCode::Io, "npy: cannot read '", name, "': it is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    detail::fail(ErrorCode::Io, "npy: cannot open '", name, "' for reading: ",
+                 std::strerror(errno));
+  }
+  std::vector<std::byte> bytes;
+  char chunk[65536];
+  while (in) {
+    in.read(chunk, sizeof chunk);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    const auto* first = reinterpret_cast<const std::byte*>(chunk);
+    bytes.insert(bytes.end(), first, first + got);
+  }
+  if (in.bad()) detail::fail(ErrorCode::Io, "npy: error reading '", name, "'");
+  return NpyArray::from_bytes(bytes, name);
+}
+
+// The .npy image of an array in the given format version (its own order, C or Fortran).
+inline std::vector<std::byte> npy_bytes(const NpyArray& array,
+                                        NpyVersion version = NpyVersion::k1_0) {
+  if (version != NpyVersion::k1_0 && version != NpyVersion::k2_0 && version != NpyVersion::k3_0) {
+    detail::fail(ErrorCode::InvalidOption, "npy: version ", static_cast<unsigned>(version),
+                 ".0 is not a .npy format version; use 1.0, 2.0 or 3.0");
+  }
+  if (!is_valid(array.data_type())) {
+    detail::fail(ErrorCode::NpyFormat, "npy: '", array.name(), "': the array holds no data");
+  }
+  // As numpy prints it, trailing ", " included, so files compare equal to numpy's byte for byte.
+  std::string dict = "{'descr': '";
+  dict += npy_descr(array.data_type());
+  dict += "', 'fortran_order': ";
+  dict += array.fortran_order() ? "True" : "False";
+  dict += ", 'shape': (";
+  for (std::size_t d = 0; d < array.sizes().size(); ++d) {
+    if (d != 0) dict += ", ";
+    dict += std::to_string(array.sizes()[d]);
+  }
+  dict += array.sizes().size() == 1 ? ",), }" : "), }";
+  const std::size_t preamble = version == NpyVersion::k1_0 ? 10 : 12;
+  // Pad with spaces so the data starts at a multiple of 64 (numpy's ARRAY_ALIGN); '\n' ends it.
+  const std::size_t unpadded = preamble + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  std::vector<std::byte> out;
+  out.reserve(preamble + dict.size() + array.bytes().size());
+  for (unsigned char c : detail::kNpyMagic) out.push_back(std::byte{c});
+  out.push_back(std::byte{static_cast<unsigned char>(version)});
+  out.push_back(std::byte{0});
+  const std::size_t len = dict.size();
+  for (std::size_t i = 0; i < preamble - 8; ++i) {
+    out.push_back(std::byte{static_cast<unsigned char>((len >> (8 * i)) & 0xFF)});
+  }
+  for (char c : dict) out.push_back(static_cast<std::byte>(c));
+  const std::size_t data_start = out.size();
+  out.insert(out.end(), array.bytes().begin(), array.bytes().end());
+  detail::npy_swap_to_native(std::span<std::byte>(out).subspan(data_start),
+                             element_size(array.data_type()));
+  return out;
+}
+
+// The .npy image of a view, written in C order.
+template <class T>
+std::vector<std::byte> npy_bytes(const TensorView<T>& view, NpyVersion version = NpyVersion::k1_0) {
+  return npy_bytes(NpyArray::from_view(view), version);
+}
+
+inline void write_npy(const std::filesystem::path& path, const NpyArray& array,
+                      NpyVersion version = NpyVersion::k1_0) {
+  const std::vector<std::byte> bytes = npy_bytes(array, version);
+  const std::string name = path.string();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    detail::fail(ErrorCode::Io, "npy: cannot open '", name, "' for writing: ", std::strerror(errno));
+  }
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) detail::fail(ErrorCode::Io, "npy: error writing '", name, "'");
+}
+
+template <class T>
+void write_npy(const std::filesystem::path& path, const TensorView<T>& view,
+               NpyVersion version = NpyVersion::k1_0) {
+  write_npy(path, NpyArray::from_view(view, path.string()), version);
+}
+
+}  // namespace dmlref

@@ -1,0 +1,376 @@
+// npy.hpp: round trips of every type, rank and version; files written by numpy (made by
+// tests/data/npy/make_npy.py); and every malformed input rejected with a message naming the file.
+#include "test_support.hpp"
+
+#include <dmlref/fill.hpp>
+#include <dmlref/npy.hpp>
+
+#include <bit>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+using dmlref::DataType;
+using dmlref::ErrorCode;
+using dmlref::float16;
+using dmlref::Layout;
+using dmlref::NpyArray;
+using dmlref::NpyVersion;
+using dmlref::TensorView;
+
+namespace {
+
+const std::string kDataDir = std::string(DMLREF_TEST_DATA_DIR) + "/npy/";
+
+std::vector<std::byte> file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot open ", path);
+  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> b(c.size());
+  std::memcpy(b.data(), c.data(), c.size());
+  return b;
+}
+
+// A .npy image from a header text (unpadded) and `data_bytes` zero bytes.
+std::vector<std::byte> image(const std::string& header, std::size_t data_bytes, unsigned major = 1,
+                             unsigned minor = 0) {
+  std::vector<std::byte> out;
+  for (unsigned char c : {0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59}) out.push_back(std::byte{c});
+  out.push_back(std::byte(major));
+  out.push_back(std::byte(minor));
+  const std::size_t len = header.size();
+  const std::size_t len_bytes = major == 1 ? 2 : 4;
+  for (std::size_t i = 0; i < len_bytes; ++i) out.push_back(std::byte((len >> (8 * i)) & 0xFF));
+  for (char c : header) out.push_back(static_cast<std::byte>(c));
+  out.resize(out.size() + data_bytes, std::byte{0});
+  return out;
+}
+
+std::string dict(const std::string& descr, const std::string& shape, const std::string& order = "False") {
+  return "{'descr': '" + descr + "', 'fortran_order': " + order + ", 'shape': " + shape + ", }\n";
+}
+
+template <class T>
+std::uint64_t bits_of(const T& v) {
+  if constexpr (std::is_same_v<T, float16>) {
+    return v.bits();
+  } else if constexpr (sizeof(T) == 1) {
+    return std::bit_cast<std::uint8_t>(v);
+  } else if constexpr (sizeof(T) == 2) {
+    return std::bit_cast<std::uint16_t>(v);
+  } else if constexpr (sizeof(T) == 4) {
+    return std::bit_cast<std::uint32_t>(v);
+  } else {
+    return std::bit_cast<std::uint64_t>(v);
+  }
+}
+
+// The formulas of make_npy.py for the (2, 3, 4) files, at row-major position i.
+template <class T>
+T numpy_value(std::int64_t i) {
+  if constexpr (std::is_same_v<T, float16>) {
+    return float16(static_cast<float>((i - 12) * 0.375));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>((i - 12) * 0.375);
+  } else if constexpr (std::is_signed_v<T>) {
+    constexpr std::int64_t kScale = sizeof(T) == 1 ? 10 : sizeof(T) == 2 ? 2500
+                                  : sizeof(T) == 4 ? 150000000 : 700000000000000000;
+    return static_cast<T>((i - 12) * kScale);
+  } else {
+    constexpr std::uint64_t kScale = sizeof(T) == 1 ? 11 : sizeof(T) == 2 ? 2800
+                                   : sizeof(T) == 4 ? 180000000 : 800000000000000000;
+    return static_cast<T>(static_cast<std::uint64_t>(i) * kScale + 1);
+  }
+}
+
+template <class T>
+std::string numpy_code() {
+  return std::string(dmlref::npy_descr(dmlref::data_type_of<T>).substr(1));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("npy: round trip of every type, ranks 1-8, versions 1.0-3.0", T, DMLREF_ALL_TYPES) {
+  for (std::uint32_t rank = 1; rank <= 8; ++rank) {
+    std::vector<std::uint32_t> sizes;
+    for (std::uint32_t d = 0; d < rank; ++d) sizes.push_back(d % 3 + 1);  // at most 72 elements
+    NpyArray a(dmlref::data_type_of<T>, sizes);
+    dmlref::fill_distinct(a.view<T>(), rank);
+    for (NpyVersion version : {NpyVersion::k1_0, NpyVersion::k2_0, NpyVersion::k3_0}) {
+      const auto bytes = dmlref::npy_bytes(a, version);
+      // numpy's layout: the data starts at a multiple of 64 and the header ends in '\n'.
+      const auto header = dmlref::parse_npy_header(bytes, "round trip");
+      CHECK(header.data_offset % 64 == 0);
+      CHECK(bytes[header.data_offset - 1] == std::byte{'\n'});
+      const NpyArray b = dmlref::read_npy(bytes);
+      CHECK(b.version() == version);
+      CHECK(b.data_type() == dmlref::data_type_of<T>);
+      CHECK(b.sizes() == sizes);
+      CHECK_FALSE(b.fortran_order());
+      REQUIRE(b.bytes().size() == a.bytes().size());
+      CHECK(std::memcmp(b.bytes().data(), a.bytes().data(), a.bytes().size()) == 0);
+    }
+  }
+}
+
+TEST_CASE("npy: write from a strided view stores C order; read back through a file") {
+  std::vector<std::int32_t> storage = {1, 4, 2, 5, 3, 6};  // {2,3} stored column-major
+  const TensorView<const std::int32_t> view(storage.data(), Layout::strided({2, 3}, {1, 2}));
+  const auto dir = std::filesystem::temp_directory_path() / "dmlref_test_npy";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "strided.npy";
+  dmlref::write_npy(path, view);
+  const NpyArray a = dmlref::read_npy(path);
+  CHECK(a.name() == path.string());
+  CHECK(a.sizes() == std::vector<std::uint32_t>{2, 3});
+  const auto v = a.view<std::int32_t>();
+  CHECK(v.at({0, 0}) == 1);
+  CHECK(v.at({0, 2}) == 3);
+  CHECK(v.at({1, 0}) == 4);
+  CHECK(v.at({1, 2}) == 6);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE_TEMPLATE("npy: numpy's (2, 3, 4) file of every type, exact values", T, DMLREF_ALL_TYPES) {
+  const std::string name = kDataDir + numpy_code<T>() + "_2x3x4.npy";
+  const NpyArray a = dmlref::read_npy(name);
+  CHECK(a.data_type() == dmlref::data_type_of<T>);
+  CHECK(a.sizes() == std::vector<std::uint32_t>{2, 3, 4});
+  CHECK(a.version() == NpyVersion::k1_0);
+  const auto v = a.view<T>();
+  std::int64_t i = 0;
+  std::size_t wrong = 0;
+  dmlref::for_each_coordinate(v.layout(), [&](const dmlref::Coord& c) {
+    wrong += bits_of(v[c]) != bits_of(numpy_value<T>(i++));
+  });
+  CHECK(wrong == 0);
+  CHECK(bits_of(v.at({1, 2, 3})) == bits_of(numpy_value<T>(23)));
+  // Our writer reproduces numpy's file byte for byte.
+  CHECK(dmlref::npy_bytes(a) == file_bytes(name));
+}
+
+TEST_CASE("npy: numpy's special float values keep every bit") {
+  const NpyArray h = dmlref::read_npy(kDataDir + "f2_special.npy");
+  const std::uint64_t h_bits[] = {0x0000, 0x8000, 0x7E01, 0xFE3F, 0x7C00, 0xFC00, 0x0001, 0x7BFF};
+  const NpyArray f = dmlref::read_npy(kDataDir + "f4_special.npy");
+  const std::uint64_t f_bits[] = {0x00000000, 0x80000000, 0x7FC00001, 0xFFA00000,
+                                  0x7F800000, 0xFF800000, 0x00000001, 0x7F7FFFFF};
+  const NpyArray d = dmlref::read_npy(kDataDir + "f8_special.npy");
+  const std::uint64_t d_bits[] = {0x0000000000000000, 0x8000000000000000, 0x7FF8000000000001,
+                                  0xFFF4000000000000, 0x7FF0000000000000, 0xFFF0000000000000,
+                                  0x0000000000000001, 0x7FEFFFFFFFFFFFFF};
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    CHECK(bits_of(h.view<float16>().at({i})) == h_bits[i]);
+    CHECK(bits_of(f.view<float>().at({i})) == f_bits[i]);
+    CHECK(bits_of(d.view<double>().at({i})) == d_bits[i]);
+  }
+}
+
+TEST_CASE("npy: numpy's 1-d and 8-d files") {
+  const NpyArray a = dmlref::read_npy(kDataDir + "u2_1d.npy");
+  CHECK(a.sizes() == std::vector<std::uint32_t>{7});
+  for (std::uint32_t i = 0; i < 7; ++i) CHECK(a.view<std::uint16_t>().at({i}) == 3 * i);
+  const NpyArray b = dmlref::read_npy(kDataDir + "u1_8d.npy");
+  CHECK(b.sizes() == std::vector<std::uint32_t>{1, 2, 1, 2, 1, 2, 1, 2});
+  CHECK(b.view<std::uint8_t>().at({0, 1, 0, 1, 0, 1, 0, 1}) == 15);
+  CHECK(b.view<std::uint8_t>().at({0, 1, 0, 0, 0, 1, 0, 0}) == 10);
+  CHECK(dmlref::npy_bytes(b) == file_bytes(kDataDir + "u1_8d.npy"));
+}
+
+TEST_CASE("npy: numpy's Fortran-order files read as strided views") {
+  const NpyArray a = dmlref::read_npy(kDataDir + "f8_fortran_3x4.npy");
+  CHECK(a.fortran_order());
+  CHECK(a.sizes() == std::vector<std::uint32_t>{3, 4});
+  CHECK(a.strides() == std::vector<std::uint32_t>{1, 3});
+  const auto v = a.view<double>();
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    for (std::uint32_t c = 0; c < 4; ++c) CHECK(v.at({r, c}) == r * 4 + c);
+  }
+  // Written back in its own order, byte for byte numpy's file.
+  CHECK(dmlref::npy_bytes(a) == file_bytes(kDataDir + "f8_fortran_3x4.npy"));
+  // A C-order copy of the view holds the same logical values.
+  const NpyArray c = NpyArray::from_view(v);
+  CHECK_FALSE(c.fortran_order());
+  CHECK(c.view<double>().at({2, 1}) == 9.0);
+
+  const NpyArray b = dmlref::read_npy(kDataDir + "i2_fortran_2x3x4.npy");
+  CHECK(b.strides() == std::vector<std::uint32_t>{1, 2, 6});
+  const auto w = b.view<std::int16_t>();
+  std::int16_t i = -12;
+  std::size_t wrong = 0;
+  dmlref::for_each_coordinate(w.layout(), [&](const dmlref::Coord& k) { wrong += w[k] != i++; });
+  CHECK(wrong == 0);
+  // The runtime description carries the column-major strides.
+  const dmlref::BufferTensorDesc d = b.desc();
+  REQUIRE(d.Strides != nullptr);
+  CHECK(d.Strides[2] == 6);
+  const auto bound = dmlref::bind_tensor("test", "InputTensor", &d, b.buffer().data,
+                                         b.buffer().size_in_bytes, false);
+  CHECK(dmlref::view_of<const std::int16_t>(bound).at({1, 2, 3}) == 11);
+}
+
+TEST_CASE("npy: numpy's version 2.0 and 3.0 files") {
+  const NpyArray a = dmlref::read_npy(kDataDir + "i4_v2.npy");
+  CHECK(a.version() == NpyVersion::k2_0);
+  CHECK(a.sizes() == std::vector<std::uint32_t>{2, 3});
+  CHECK(a.view<std::int32_t>().at({0, 0}) == -3);
+  CHECK(a.view<std::int32_t>().at({1, 2}) == 2);
+  CHECK(dmlref::npy_bytes(a, NpyVersion::k2_0) == file_bytes(kDataDir + "i4_v2.npy"));
+  const NpyArray b = dmlref::read_npy(kDataDir + "f2_v3.npy");
+  CHECK(b.version() == NpyVersion::k3_0);
+  CHECK(b.sizes() == std::vector<std::uint32_t>{3, 2});
+  CHECK(static_cast<float>(b.view<float16>().at({2, 1})) == 2.5f);
+  CHECK(dmlref::npy_bytes(b, NpyVersion::k3_0) == file_bytes(kDataDir + "f2_v3.npy"));
+}
+
+TEST_CASE("npy: numpy's unsupported files are rejected naming the file and the reason") {
+  const auto check = [](const std::string& file, const std::string& reason) {
+    const std::string path = kDataDir + file;
+    DMLREF_CHECK_ERROR(dmlref::read_npy(path), ErrorCode::NpyFormat, "'" + path + "'");
+    DMLREF_CHECK_ERROR(dmlref::read_npy(path), ErrorCode::NpyFormat, reason);
+  };
+  check("bad_big_endian.npy", "big-endian data ('>f4') is not supported");
+  check("bad_structured.npy", "structured dtypes");
+  check("bad_bool.npy", "dtype '|b1' is not one of the eleven DirectML types");
+  check("bad_scalar.npy", "shape () is a 0-d array");
+  check("bad_object.npy", "object arrays ('|O')");
+  check("bad_truncated.npy", "truncated: shape (2, 3, 4) of FLOAT32 needs 96 data bytes but only 93");
+}
+
+TEST_CASE("npy: open failures are ErrorCode::Io naming the file") {
+  DMLREF_CHECK_ERROR(dmlref::read_npy(kDataDir + "no_such_file.npy"), ErrorCode::Io,
+                     "cannot open '" + kDataDir + "no_such_file.npy' for reading");
+  DMLREF_CHECK_ERROR(dmlref::read_npy(std::filesystem::path(kDataDir)), ErrorCode::Io, "is a directory");
+  const NpyArray a(DataType::UInt8, {3});
+  DMLREF_CHECK_ERROR(dmlref::write_npy("/nonexistent_dir_dmlref/x.npy", a), ErrorCode::Io,
+                     "cannot open '/nonexistent_dir_dmlref/x.npy' for writing");
+}
+
+TEST_CASE("npy: malformed images are rejected with the reason") {
+  const auto rejects = [](const std::vector<std::byte>& bytes, const std::string& reason) {
+    DMLREF_CHECK_ERROR(dmlref::read_npy(bytes, "case.npy"), ErrorCode::NpyFormat, "npy: 'case.npy': ");
+    DMLREF_CHECK_ERROR(dmlref::read_npy(bytes, "case.npy"), ErrorCode::NpyFormat, reason);
+  };
+  const std::string good = dict("<f4", "(2, 3)");
+  CHECK(dmlref::read_npy(image(good, 24)).element_count() == 6);
+
+  // Preamble.
+  rejects({}, "truncated: 0 bytes");
+  auto bad_magic = image(good, 24);
+  bad_magic[1] = std::byte{'X'};
+  rejects(bad_magic, "bad magic");
+  rejects(image(good, 24, 4, 0), "format version 4.0 is not supported");
+  rejects(image(good, 24, 1, 1), "format version 1.1 is not supported");
+  rejects(image(good, 24, 0, 0), "format version 0.0");
+  auto short_preamble = image(good, 0, 2);
+  short_preamble.resize(10);
+  rejects(short_preamble, "too short for the version 2.0 preamble of 12");
+  auto long_header = image(std::string(20000, ' '), 0, 2);
+  rejects(long_header, "the header is 20000 bytes, over the limit of 10000");
+  auto lying_length = image(good, 0);
+  lying_length[8] = std::byte{0xFF};
+  rejects(lying_length, "truncated: the header is 255 bytes but only");
+
+  // The dict.
+  rejects(image("", 0), "expected '{'");
+  rejects(image("{'descr': '<f4', 'fortran_order': False}\n", 0), "missing key 'shape'");
+  rejects(image("{'fortran_order': False, 'shape': (1,)}\n", 4), "missing key 'descr'");
+  rejects(image("{'descr': '<f4', 'shape': (1,)}\n", 4), "missing key 'fortran_order'");
+  rejects(image("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'extra': 1}\n", 4),
+          "unexpected key 'extra'");
+  rejects(image("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (1,)}\n", 4),
+          "key 'descr' appears twice");
+  rejects(image(dict("<f4", "(3)"), 12), "a one-element shape must be written (n,)");
+  rejects(image(dict("<f4", "(-3,)"), 12), "non-negative integers");
+  rejects(image(dict("<f4", "(2 3)"), 24), "expected ',' or ')'");
+  rejects(image(dict("<f4", "[2, 3]"), 24), "expected '('");
+  rejects(image(dict("<f4", "(2, 3)", "1"), 24), "fortran_order must be True or False");
+  rejects(image("{'descr': '<f4', 'fortran_order' False, 'shape': (1,)}\n", 4), "expected ':'");
+  rejects(image("{'descr': '<f4, 'fortran_order': False, 'shape': (1,)}\n", 4), "expected ','");
+  rejects(image("{'descr': '<f4", 0), "unterminated string");
+  rejects(image("{'descr': '<f\\x34', 'fortran_order': False, 'shape': (1,)}\n", 4), "escapes");
+  rejects(image(good + "junk", 24), "only whitespace may follow the dict");
+  rejects(image("{'descr': '<f4' 'fortran_order': False, 'shape': (1,)}\n", 4), "expected ','");
+  rejects(image(dict("<f4", "(99999999999999999999,)"), 0), "does not fit 64 bits");
+
+  // Types.
+  rejects(image(dict(">i8", "(1,)"), 8), "big-endian data ('>i8')");
+  rejects(image(dict("=f4", "(1,)"), 4), "dtype '=f4' is not one of the eleven");
+  rejects(image(dict("<c8", "(1,)"), 8), "dtype '<c8'");
+  rejects(image(dict("f4", "(1,)"), 4), "dtype 'f4'");
+  rejects(image(dict("O", "(1,)"), 8), "object arrays");
+  rejects(image("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (1,)}\n", 4),
+          "structured dtypes");
+
+  // Shapes and sizes.
+  rejects(image(dict("<f4", "()"), 4), "shape () is a 0-d array");
+  rejects(image(dict("<f4", "(2, 0)"), 0), "shape (2, 0) is empty");
+  rejects(image(dict("|u1", "(1, 1, 1, 1, 1, 1, 1, 1, 1)"), 1), "has 9 dimensions");
+  rejects(image(dict("|u1", "(65536, 65536)"), 0), "more than 4294967295");
+  rejects(image(dict("<f4", "(2, 3)"), 23), "needs 24 data bytes but only 23");
+  rejects(image(dict("<f4", "(2, 3)"), 25), "24 data bytes, but 25 follow it");
+}
+
+TEST_CASE("npy: accepted spellings") {
+  // One-byte types in any byte order; double quotes; key order; Python 2 longs; no trailing comma.
+  CHECK(dmlref::read_npy(image(dict("<i1", "(2,)"), 2)).data_type() == DataType::Int8);
+  CHECK(dmlref::read_npy(image(dict(">i1", "(2,)"), 2)).data_type() == DataType::Int8);
+  CHECK(dmlref::read_npy(image(dict("<u1", "(2,)"), 2)).data_type() == DataType::UInt8);
+  CHECK(dmlref::read_npy(image(dict(">u1", "(2,)"), 2)).data_type() == DataType::UInt8);
+  const NpyArray a = dmlref::read_npy(
+      image("{\"shape\": (2L, 3L), \"fortran_order\": True, \"descr\": \"<u2\"}", 12));
+  CHECK(a.sizes() == std::vector<std::uint32_t>{2, 3});
+  CHECK(a.fortran_order());
+  CHECK(a.data_type() == DataType::UInt16);
+}
+
+TEST_CASE("npy: no prefix and no corrupted header byte reads out of bounds") {
+  // Under the sanitizers this is the memory-safety check; everywhere it checks that every failure
+  // is a dmlref::Error.
+  NpyArray a(DataType::Float16, {2, 3, 1});
+  dmlref::fill_distinct(a.view<float16>(), 1);
+  const auto good = dmlref::npy_bytes(a);
+  std::size_t rejected = 0;
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    const std::vector<std::byte> prefix(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
+    try {
+      (void)dmlref::read_npy(prefix);
+    } catch (const dmlref::Error& e) {
+      rejected += e.code() == ErrorCode::NpyFormat;
+    }
+  }
+  CHECK(rejected == good.size());
+  const auto header = dmlref::parse_npy_header(good, "x");
+  std::size_t outcomes = 0;
+  for (std::size_t i = 0; i < header.data_offset; ++i) {
+    for (unsigned value : {0x00u, 0x27u, 0x29u, 0x2Cu, 0x7Du, 0xFFu}) {
+      auto corrupt = good;
+      corrupt[i] = std::byte(value);
+      try {
+        (void)dmlref::read_npy(corrupt);
+      } catch (const dmlref::Error&) {
+      }
+      ++outcomes;
+    }
+  }
+  CHECK(outcomes == header.data_offset * 6);
+}
+
+TEST_CASE("npy: arrays as runtime tensors") {
+  // UINT8 {5}: DMLCalcBufferTensorSize rounds to 8, and the buffer holds that much (T10).
+  NpyArray a(DataType::UInt8, {5});
+  CHECK(a.bytes().size() == 5);
+  CHECK(a.buffer().size_in_bytes == 8);
+  CHECK(a.desc().TotalTensorSizeInBytes == 8);
+  CHECK(a.desc().Strides == nullptr);
+  CHECK(a.tensor_desc().total_tensor_size_in_bytes == 8);
+  const dmlref::BufferTensorDesc d = a.desc();
+  const auto bound = dmlref::bind_tensor("test", "OutputTensor", &d, a.buffer().data,
+                                         a.buffer().size_in_bytes, true);
+  CHECK(bound.tensor.layout.sizes[0] == 5);
+  DMLREF_CHECK_ERROR(a.view<std::int8_t>(), ErrorCode::InvalidOption,
+                     "holds UINT8 elements; it cannot be viewed as INT8");
+  DMLREF_CHECK_ERROR(NpyArray(DataType::Float32, {2, 0}), ErrorCode::T3, "Sizes[1] is 0");
+  DMLREF_CHECK_ERROR(NpyArray(DataType::Float32, {}), ErrorCode::T2, "0 dimensions");
+  DMLREF_CHECK_ERROR(NpyArray(DataType::Unknown, {1}), ErrorCode::T1, "UNKNOWN");
+}
