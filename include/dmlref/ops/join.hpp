@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
 #include "dmlref/validation.hpp"
@@ -336,6 +338,35 @@ inline void run_join_reference(const BoundJoin& bound) {
   });
 }
 
+// The fast path: each input is one strided copy into its block of the output, the sub-view that
+// starts base_i elements along Axis (the output's pointer plus base_i * Strides[Axis]) and has the
+// input's Sizes. The shared core plans each copy, merging whatever is contiguous in both. Same
+// preconditions as join_reference.
+template <class T>
+void join_fast(std::span<const TensorView<const T>> inputs, const TensorView<T>& output,
+               std::uint32_t axis) {
+  const std::int64_t axis_stride = output.stride(axis);
+  std::int64_t base = 0;
+  for (const TensorView<const T>& input : inputs) {
+    const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{input.layout().strides,
+                                                                   output.layout().strides};
+    copy_with_plan(make_copy_plan(input.layout().size_span(), strides), input.data(),
+                   output.data() + base * axis_stride);
+    base += input.size(axis);
+  }
+}
+
+inline void run_join_fast(const BoundJoin& bound) {
+  visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
+    std::vector<TensorView<const T>> inputs;
+    inputs.reserve(bound.tensors.size() - 1);
+    for (std::size_t i = 0; i + 1 < bound.tensors.size(); ++i) {
+      inputs.push_back(view_of<const T>(bound.tensors[i]));
+    }
+    join_fast<T>(inputs, view_of<T>(bound.tensors.back()), bound.layouts.axis);
+  });
+}
+
 }  // namespace detail
 
 // Every rule that needs no buffer (J1-J6, T1-T9, T11, T12, the feature-level table).
@@ -377,20 +408,22 @@ inline void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inpu
 }  // namespace reference
 
 // ------------------------------------------------------------------------------------------------
-// The operator (for now the reference itself).
+// The operator: the same validation as the reference, then the fast path (detail::join_fast),
+// which tests/test_fastpath_join_split.cpp diffs against the plain loop.
 
 template <class T>
   requires(!std::is_const_v<T>)
 void join(std::span<const TensorView<const std::type_identity_t<T>>> inputs, TensorView<T> output,
           std::uint32_t axis, const JoinOptions& options = {}) {
-  reference::join<T>(inputs, output, axis, options);
+  validate_join<T>(inputs, output, axis, options);
+  detail::join_fast<T>(inputs, output, axis);
 }
 
 template <class T>
   requires(!std::is_const_v<T>)
 void join(std::initializer_list<TensorView<const std::type_identity_t<T>>> inputs,
           TensorView<T> output, std::uint32_t axis, const JoinOptions& options = {}) {
-  reference::join<T>(std::span(inputs.begin(), inputs.size()), output, axis, options);
+  join<T>(std::span(inputs.begin(), inputs.size()), output, axis, options);
 }
 
 // Views of mutable elements (e.g. SPLIT's outputs) joined without rebuilding them by hand.
@@ -399,16 +432,16 @@ template <class T>
 void join(const std::vector<TensorView<T>>& inputs, TensorView<T> output, std::uint32_t axis,
           const JoinOptions& options = {}) {
   const std::vector<TensorView<const T>> views(inputs.begin(), inputs.end());
-  reference::join<T>(views, output, axis, options);
+  join<T>(std::span<const TensorView<const T>>(views), output, axis, options);
 }
 
 inline void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buffer output,
                  const JoinOptions& options = {}) {
-  reference::join(desc, inputs, output, options);
+  detail::run_join_fast(detail::bind_join(desc, inputs, output, options));
 }
 inline void join(const JoinOperatorDesc& desc, std::initializer_list<ConstBuffer> inputs,
                  Buffer output, const JoinOptions& options = {}) {
-  reference::join(desc, std::span(inputs.begin(), inputs.size()), output, options);
+  join(desc, std::span(inputs.begin(), inputs.size()), output, options);
 }
 
 }  // namespace dmlref

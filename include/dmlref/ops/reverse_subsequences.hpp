@@ -10,6 +10,7 @@
 //   runtime: validate_reverse_subsequences(desc, options)
 //            validate_reverse_subsequences(desc, input, lengths, output, options)
 //            reverse_subsequences(desc, input, lengths, output, options)
+//            reference::reverse_subsequences(desc, ...)  the plain loop, validating
 #pragma once
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
 #include "dmlref/validation.hpp"
@@ -153,6 +155,55 @@ void reverse_subsequences_reference(TensorView<const T> input,
   });
 }
 
+// The fast path, from the shared core: one plan over every dimension but Axis (its size set to 1,
+// which the plan drops) for the three operands input, lengths and output. Each point of that plan
+// is one subsequence: read its length L, clamp it, copy the first L elements reversed and the
+// rest unchanged. Same preconditions as the golden loop above.
+template <class T, SequenceLengthElement L>
+void reverse_subsequences_fast(TensorView<const T> input, TensorView<const L> sequence_lengths,
+                               TensorView<T> output, std::uint32_t axis) {
+  const std::uint64_t n = input.size(axis);
+  const std::int64_t in_step = input.stride(axis);
+  const std::int64_t out_step = output.stride(axis);
+  std::array<std::uint32_t, kMaxRank> sizes = input.layout().sizes;
+  sizes[axis] = 1;
+  const std::array<std::array<std::int64_t, kMaxRank>, 3> strides{
+      input.layout().strides, sequence_lengths.layout().strides, output.layout().strides};
+  const CopyPlan plan =
+      make_copy_plan(std::span<const std::uint32_t>(sizes.data(), input.rank()), strides);
+  const std::uint64_t inner = plan.inner_size();
+  const std::int64_t in_inner = plan.inner_stride(0);
+  const std::int64_t len_inner = plan.inner_stride(1);
+  const std::int64_t out_inner = plan.inner_stride(2);
+  const T* in = input.data();
+  const L* lengths = sequence_lengths.data();
+  T* out = output.data();
+  const bool unit = in_step == 1 && out_step == 1;
+  for_each_run<3>(plan, [&](const std::array<std::int64_t, 3>& o) {
+    for (std::uint64_t j = 0; j < inner; ++j) {
+      const auto i = static_cast<std::int64_t>(j);
+      const T* src = in + (o[0] + i * in_inner);
+      T* dst = out + (o[2] + i * out_inner);
+      // A length above the axis size clamps ("behaves as if clamped to the maximum").
+      const std::uint64_t length =
+          std::min(static_cast<std::uint64_t>(lengths[o[1] + i * len_inner]), n);
+      if (length > 0) {
+        if (unit) {
+          copy_run_reversed(src, dst, length);
+        } else {
+          // Walk the source backwards from its last reversed element.
+          copy_run(src + static_cast<std::int64_t>(length - 1) * in_step, -in_step, dst, out_step,
+                   length);
+        }
+      }
+      if (length < n) {
+        const auto l = static_cast<std::int64_t>(length);
+        copy_run(src + l * in_step, in_step, dst + l * out_step, out_step, n - length);
+      }
+    }
+  });
+}
+
 }  // namespace detail
 
 // ---- typed layer -------------------------------------------------------------------------------
@@ -199,14 +250,15 @@ void reverse_subsequences(TensorView<const std::type_identity_t<T>> input,
 
 }  // namespace reference
 
-// The operator. For now it is the reference itself; a fast path will replace the call below and be
-// tested against reference::reverse_subsequences.
+// The operator: the same validation as the reference, then the fast path
+// (detail::reverse_subsequences_fast), which tests/test_fastpath_reverse.cpp diffs against it.
 template <class T, SequenceLengthElement L>
   requires(!std::is_const_v<T>)
 void reverse_subsequences(TensorView<const std::type_identity_t<T>> input,
                           TensorView<const L> sequence_lengths, TensorView<T> output,
                           std::uint32_t axis, const ReverseSubsequencesOptions& options = {}) {
-  reference::reverse_subsequences(input, sequence_lengths, output, axis, options);
+  validate_reverse_subsequences(input, sequence_lengths, output, axis, options);
+  detail::reverse_subsequences_fast(input, sequence_lengths, output, axis);
 }
 
 // ---- runtime layer -----------------------------------------------------------------------------
@@ -267,12 +319,13 @@ inline std::vector<std::uint32_t> validate_reverse_subsequences(
   return {sizes.begin(), sizes.end()};
 }
 
-// Validates, then dispatches on the data type and the lengths type to the typed golden loop.
-inline void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
-                                 ConstBuffer sequence_lengths, Buffer output,
-                                 const ReverseSubsequencesOptions& options = {}) {
-  const auto bound =
-      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options);
+namespace detail {
+
+// Dispatches validated bindings on the data type and the lengths type to `run` (the golden loop or
+// the fast path), called as run(input, lengths, output) with typed views.
+template <class Run>
+void dispatch_reverse_subsequences(const std::array<BoundTensor, 3>& bound, std::uint32_t axis,
+                                   Run&& run) {
   visit(bound[0].tensor.data_type, [&](auto element) {
     using T = typename decltype(element)::type;
     visit_index(bound[1].tensor.data_type, ErrorCode::R4, [&](auto length) {
@@ -280,16 +333,41 @@ inline void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, Co
       // visit_index also offers the signed index types; R4 rejected them during validation, and
       // not instantiating them keeps the typed layer's constraint honest.
       if constexpr (SequenceLengthElement<L>) {
-        detail::reverse_subsequences_reference(view_of<const T>(bound[0]),
-                                               view_of<const L>(bound[1]), view_of<T>(bound[2]),
-                                               desc.Axis);
+        run(view_of<const T>(bound[0]), view_of<const L>(bound[1]), view_of<T>(bound[2]), axis);
       } else {
-        detail::fail(ErrorCode::R4, detail::kReverseSubsequencesOp,
-                     ": SequenceLengthsTensor.DataType is ", describe(bound[1].tensor.data_type),
-                     "; it must be UINT32 or UINT64");
+        fail(ErrorCode::R4, kReverseSubsequencesOp, ": SequenceLengthsTensor.DataType is ",
+             describe(bound[1].tensor.data_type), "; it must be UINT32 or UINT64");
       }
     });
   });
+}
+
+}  // namespace detail
+
+namespace reference {
+
+// Validates, then runs the typed golden loop.
+inline void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
+                                 ConstBuffer sequence_lengths, Buffer output,
+                                 const ReverseSubsequencesOptions& options = {}) {
+  detail::dispatch_reverse_subsequences(
+      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options), desc.Axis,
+      [](auto in, auto lengths, auto out, std::uint32_t axis) {
+        detail::reverse_subsequences_reference(in, lengths, out, axis);
+      });
+}
+
+}  // namespace reference
+
+// Validates, then dispatches on the data type and the lengths type to the typed fast path.
+inline void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
+                                 ConstBuffer sequence_lengths, Buffer output,
+                                 const ReverseSubsequencesOptions& options = {}) {
+  detail::dispatch_reverse_subsequences(
+      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options), desc.Axis,
+      [](auto in, auto lengths, auto out, std::uint32_t axis) {
+        detail::reverse_subsequences_fast(in, lengths, out, axis);
+      });
 }
 
 }  // namespace dmlref

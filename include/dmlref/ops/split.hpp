@@ -17,6 +17,7 @@
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
 #include "dmlref/validation.hpp"
@@ -360,6 +361,34 @@ inline void run_split_reference(const BoundSplit& bound) {
   });
 }
 
+// The fast path: each output is one strided copy from its block of the input, the sub-view that
+// starts base_i elements along Axis (the input's pointer plus base_i * Strides[Axis]) and has the
+// output's Sizes. The shared core plans each copy. Same preconditions as split_reference.
+template <class T>
+void split_fast(const TensorView<const T>& input, std::span<const TensorView<T>> outputs,
+                std::uint32_t axis) {
+  const std::int64_t axis_stride = input.stride(axis);
+  std::int64_t base = 0;
+  for (const TensorView<T>& output : outputs) {
+    const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{input.layout().strides,
+                                                                   output.layout().strides};
+    copy_with_plan(make_copy_plan(output.layout().size_span(), strides),
+                   input.data() + base * axis_stride, output.data());
+    base += output.size(axis);
+  }
+}
+
+inline void run_split_fast(const BoundSplit& bound) {
+  visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
+    std::vector<TensorView<T>> outputs;
+    outputs.reserve(bound.tensors.size() - 1);
+    for (std::size_t i = 1; i < bound.tensors.size(); ++i) {
+      outputs.push_back(view_of<T>(bound.tensors[i]));
+    }
+    split_fast<T>(view_of<const T>(bound.tensors.front()), outputs, bound.layouts.axis);
+  });
+}
+
 }  // namespace detail
 
 // Every rule that needs no buffer (S1-S6, T1-T9, T11, T12, the feature-level table).
@@ -403,13 +432,15 @@ inline void split(const SplitOperatorDesc& desc, ConstBuffer input,
 }  // namespace reference
 
 // ------------------------------------------------------------------------------------------------
-// The operator (for now the reference itself).
+// The operator: the same validation as the reference, then the fast path (detail::split_fast),
+// which tests/test_fastpath_join_split.cpp diffs against the plain loop.
 
 template <class T>
   requires(!std::is_const_v<T>)
 void split(TensorView<const std::type_identity_t<T>> input, std::span<const TensorView<T>> outputs,
            std::uint32_t axis, const SplitOptions& options = {}) {
-  reference::split<T>(input, outputs, axis, options);
+  validate_split<T>(input, outputs, axis, options);
+  detail::split_fast<T>(input, outputs, axis);
 }
 
 template <class T>
@@ -417,7 +448,7 @@ template <class T>
 void split(TensorView<const std::type_identity_t<T>> input,
            std::initializer_list<TensorView<T>> outputs, std::uint32_t axis,
            const SplitOptions& options = {}) {
-  reference::split<T>(input, std::span(outputs.begin(), outputs.size()), axis, options);
+  split<T>(input, std::span(outputs.begin(), outputs.size()), axis, options);
 }
 
 template <class T>
@@ -425,16 +456,16 @@ template <class T>
 void split(TensorView<const std::type_identity_t<T>> input,
            const std::vector<TensorView<T>>& outputs, std::uint32_t axis,
            const SplitOptions& options = {}) {
-  reference::split<T>(input, std::span<const TensorView<T>>(outputs), axis, options);
+  split<T>(input, std::span<const TensorView<T>>(outputs), axis, options);
 }
 
 inline void split(const SplitOperatorDesc& desc, ConstBuffer input,
                   std::span<const Buffer> outputs, const SplitOptions& options = {}) {
-  reference::split(desc, input, outputs, options);
+  detail::run_split_fast(detail::bind_split(desc, input, outputs, options));
 }
 inline void split(const SplitOperatorDesc& desc, ConstBuffer input,
                   std::initializer_list<Buffer> outputs, const SplitOptions& options = {}) {
-  reference::split(desc, input, std::span(outputs.begin(), outputs.size()), options);
+  split(desc, input, std::span(outputs.begin(), outputs.size()), options);
 }
 
 }  // namespace dmlref

@@ -1,0 +1,175 @@
+// REVERSE_SUBSEQUENCES fast path (detail::reverse_subsequences_fast) diffed against the golden loop
+// (dmlref::reference::reverse_subsequences) on seeded random cases: all eleven types, both length
+// types, ranks 1-8, every axis, transposed, padded, broadcast and reversed inputs, padded,
+// transposed and reversed outputs, broadcast lengths, lengths 0, 1, the axis size and beyond it,
+// size-1 dimensions. Both outputs start as the same sentinel bytes and are compared whole.
+#include "test_support.hpp"
+
+#include <dmlref/ops/reverse_subsequences.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+using namespace dmlref;
+
+namespace {
+
+using Sizes = std::vector<std::uint32_t>;
+constexpr unsigned char kSentinel = 0xA5;
+constexpr int kCasesPerType = 160;
+
+struct Operand {
+  Layout layout;
+  std::int64_t origin = 0;
+  std::size_t elements = 0;
+};
+
+// Packed in a random dimension order (transposed), with random padding and an innermost stride of
+// 2 (padded), zero strides (broadcast, inputs only), negated strides (reversed, typed layer only).
+Operand random_operand(std::mt19937& rng, const Sizes& sizes, bool is_input, bool allow_reverse) {
+  const std::size_t rank = sizes.size();
+  std::vector<std::size_t> order(rank);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const bool transposed = rng() % 3 == 0;
+  const bool padded = rng() % 3 == 0;
+  const bool broadcast = is_input && rng() % 4 == 0;
+  const bool reversed = allow_reverse && rng() % 5 == 0;
+  if (transposed) std::shuffle(order.begin(), order.end(), rng);
+  std::vector<std::int64_t> strides(rank);
+  std::int64_t stride = padded ? 1 + static_cast<std::int64_t>(rng() % 2) : 1;
+  for (std::size_t k = rank; k-- > 0;) {
+    const std::size_t d = order[k];
+    strides[d] = stride;
+    stride = stride * sizes[d] + (padded ? static_cast<std::int64_t>(rng() % 3) : 0);
+  }
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (broadcast && rng() % 2 == 0) strides[d] = 0;
+    if (reversed && rng() % 3 == 0) strides[d] = -strides[d];
+  }
+  Operand op;
+  op.layout = Layout::strided(sizes, strides);
+  const auto range = *op.layout.offset_range();
+  op.origin = -range.min;
+  op.elements = static_cast<std::size_t>(range.max - range.min + 1);
+  return op;
+}
+
+template <class T>
+std::vector<T> sentinel_buffer(std::size_t n) {
+  std::vector<T> v(n);
+  std::memset(static_cast<void*>(v.data()), kSentinel, n * sizeof(T));
+  return v;
+}
+
+template <class T>
+bool same_buffers(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         std::memcmp(static_cast<const void*>(a.data()), static_cast<const void*>(b.data()),
+                     a.size() * sizeof(T)) == 0;
+}
+
+// A length for an axis of size n: 0, 1, n - 1, n, n + 1, far beyond n, or anything in [0, n].
+template <class L>
+L random_length(std::mt19937& rng, std::uint32_t n) {
+  switch (rng() % 7) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return static_cast<L>(n - 1);
+    case 3: return static_cast<L>(n);
+    case 4: return static_cast<L>(n + 1);
+    case 5: return sizeof(L) == 8 ? static_cast<L>(std::uint64_t{1} << 40) : L{0xFFFFFFFFu};
+    default: return static_cast<L>(rng() % (n + 1));
+  }
+}
+
+template <class T, class L>
+void diff_random_cases(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  for (int iteration = 0; iteration < kCasesPerType; ++iteration) {
+    const auto rank = static_cast<std::size_t>(1 + iteration % 8);
+    const auto axis = static_cast<std::uint32_t>((iteration / 8) % rank);  // every axis
+    Sizes sizes(rank);
+    const std::uint32_t most = rank <= 4 ? 6 : 3;
+    for (auto& s : sizes) s = 1 + static_cast<std::uint32_t>(rng() % most);
+    Sizes len_sizes = sizes;
+    len_sizes[axis] = 1;
+
+    const Operand in = random_operand(rng, sizes, true, true);
+    const Operand len = random_operand(rng, len_sizes, true, true);
+    const Operand out = random_operand(rng, sizes, false, true);
+    const std::vector<T> in_buffer = test::distinct_buffer<T>(in.elements);
+    std::vector<L> len_buffer(len.elements);
+    for (auto& l : len_buffer) l = random_length<L>(rng, sizes[axis]);
+    std::vector<T> golden = sentinel_buffer<T>(out.elements);
+    std::vector<T> fast = sentinel_buffer<T>(out.elements);
+
+    const TensorView<const T> input(in_buffer.data() + in.origin, in.layout);
+    const TensorView<const L> lengths(len_buffer.data() + len.origin, len.layout);
+    reference::reverse_subsequences<T, L>(
+        input, lengths, TensorView<T>(golden.data() + out.origin, out.layout), axis);
+    reverse_subsequences<T, L>(input, lengths, TensorView<T>(fast.data() + out.origin, out.layout),
+                               axis);
+    CAPTURE(iteration);
+    CAPTURE(axis);
+    CHECK_MESSAGE(same_buffers(golden, fast), "Sizes ", in.layout.sizes_string());
+
+    // Reversing twice with the same lengths is the identity.
+    std::vector<T> back = sentinel_buffer<T>(out.elements);
+    reverse_subsequences<T, L>(TensorView<const T>(fast.data() + out.origin, out.layout), lengths,
+                               TensorView<T>(back.data() + out.origin, out.layout), axis);
+    std::vector<T> original = sentinel_buffer<T>(out.elements);
+    strided_copy<T>(input, TensorView<T>(original.data() + out.origin, out.layout));
+    CHECK(same_buffers(original, back));
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("fast reverse_subsequences equals the golden loop: random cases", T,
+                   DMLREF_ALL_TYPES) {
+  SUBCASE("UINT32 lengths") { diff_random_cases<T, std::uint32_t>(20261121); }
+  SUBCASE("UINT64 lengths") { diff_random_cases<T, std::uint64_t>(20261122); }
+}
+
+// The runtime layer dispatches to the same fast path; diff it against the runtime reference.
+TEST_CASE_TEMPLATE("fast runtime reverse_subsequences equals the runtime reference", T,
+                   DMLREF_ALL_TYPES) {
+  std::mt19937 rng(20261123);
+  const auto desc_strides = [](const Layout& l) {
+    return std::vector<std::uint32_t>(l.strides.begin(), l.strides.begin() + l.rank);
+  };
+  constexpr std::size_t kSpare = 8;  // T10 may round a buffer's required size up
+  for (int iteration = 0; iteration < 24; ++iteration) {
+    const auto rank = static_cast<std::size_t>(1 + iteration % 8);
+    const auto axis = static_cast<std::uint32_t>((iteration / 8) % rank);
+    Sizes sizes(rank);
+    for (auto& s : sizes) s = 1 + static_cast<std::uint32_t>(rng() % 3);
+    Sizes len_sizes = sizes;
+    len_sizes[axis] = 1;
+    const Operand in = random_operand(rng, sizes, true, false);
+    const Operand len = random_operand(rng, len_sizes, true, false);
+    const Operand out = random_operand(rng, sizes, false, false);
+    const TensorDesc in_desc(data_type_of<T>, sizes, desc_strides(in.layout));
+    const TensorDesc len_desc(DataType::UInt32, len_sizes, desc_strides(len.layout));
+    const TensorDesc out_desc(data_type_of<T>, sizes, desc_strides(out.layout));
+    const BufferTensorDesc i = in_desc.desc(), l = len_desc.desc(), o = out_desc.desc();
+    const ReverseSubsequencesOperatorDesc desc{&i, &l, &o, axis};
+    const std::vector<T> in_data = test::distinct_buffer<T>(in.elements + kSpare);
+    std::vector<std::uint32_t> len_data(len.elements + kSpare);
+    for (auto& x : len_data) x = random_length<std::uint32_t>(rng, sizes[axis]);
+    std::vector<T> golden = sentinel_buffer<T>(out.elements + kSpare);
+    std::vector<T> fast = golden;
+    const ConstBuffer in_buffer(in_data.data(), in_data.size() * sizeof(T));
+    const ConstBuffer len_buffer(len_data.data(), len_data.size() * sizeof(std::uint32_t));
+    reference::reverse_subsequences(desc, in_buffer, len_buffer,
+                                    Buffer{golden.data(), golden.size() * sizeof(T)});
+    reverse_subsequences(desc, in_buffer, len_buffer, Buffer{fast.data(), fast.size() * sizeof(T)});
+    CAPTURE(iteration);
+    CHECK(same_buffers(golden, fast));
+  }
+}
