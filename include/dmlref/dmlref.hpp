@@ -19,4 +19,5 @@
 #include "dmlref/ops/gather_nd1.hpp"
 #include "dmlref/ops/join.hpp"
 #include "dmlref/ops/reverse_subsequences.hpp"
+#include "dmlref/ops/scatter.hpp"
 #include "dmlref/ops/split.hpp"

@@ -1,0 +1,867 @@
+// dmlref: SCATTER (DML_SCATTER_OPERATOR_DESC, alias DML_SCATTER_ELEMENTS_OPERATOR_DESC), rules
+// SC1-SC8 of ../shared/spec/scatter.md: validation, the reference loop, what to do with duplicate
+// targets, and the check of a result computed elsewhere (a GPU) that accepts any colliding update.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "dmlref/compare.hpp"
+#include "dmlref/data_type.hpp"
+#include "dmlref/error.hpp"
+#include "dmlref/feature_level.hpp"
+#include "dmlref/float16.hpp"
+#include "dmlref/indices.hpp"
+#include "dmlref/layout.hpp"
+#include "dmlref/strided_copy.hpp"
+#include "dmlref/tensor_desc.hpp"
+#include "dmlref/tensor_view.hpp"
+#include "dmlref/validation.hpp"
+
+namespace dmlref {
+
+// --- feature levels (the page's "Tensor support" tables) ----------------------------------------
+
+// InputTensor, UpdatesTensor and OutputTensor share one table.
+inline constexpr SupportRow kScatterSupport[] = {
+    {FeatureLevel::k4_1, 1, 8, kAllTypes},
+    {FeatureLevel::k3_0, 1, 8,
+     {DataType::Float32, DataType::Float16, DataType::Int32, DataType::Int16, DataType::Int8,
+      DataType::UInt32, DataType::UInt16, DataType::UInt8}},
+    {FeatureLevel::k2_1, 4, 4,
+     {DataType::Float32, DataType::Float16, DataType::Int32, DataType::Int16, DataType::Int8,
+      DataType::UInt32, DataType::UInt16, DataType::UInt8}},
+    {FeatureLevel::k1_0, 4, 4, {DataType::Float32, DataType::Float16}},
+};
+inline constexpr SupportRow kScatterIndicesSupport[] = {
+    {FeatureLevel::k4_1, 1, 8, kIndexTypes},
+    {FeatureLevel::k3_0, 1, 8, kIndexTypes},
+    {FeatureLevel::k2_1, 4, 4, {DataType::UInt32}},
+    {FeatureLevel::k1_0, 4, 4, {DataType::UInt32}},
+};
+// The page says 1_0 (DirectML's header says 2_0); the spec follows the page.
+inline constexpr FeatureLevel kScatterIntroduced = FeatureLevel::k1_0;
+
+// --- options and the runtime description ----------------------------------------------------
+
+// Two updates for one output element: the page calls it invalid and guarantees no winner.
+// LastWins is the deterministic reading of the page's example 1 (the last in row-major order of
+// the indices wins); Reject makes it an error (ErrorCode::ScatterDuplicate).
+enum class DuplicatePolicy : std::uint8_t {
+  LastWins,
+  Reject,
+};
+
+struct ScatterOptions {
+  FeatureLevel feature_level = kLatestFeatureLevel;
+  IndexPolicy index_policy = IndexPolicy::Error;
+  DuplicatePolicy duplicates = DuplicatePolicy::LastWins;
+};
+
+// DML_SCATTER_OPERATOR_DESC, field for field.
+struct ScatterOperatorDesc {
+  const BufferTensorDesc* InputTensor = nullptr;
+  const BufferTensorDesc* IndicesTensor = nullptr;
+  const BufferTensorDesc* UpdatesTensor = nullptr;
+  const BufferTensorDesc* OutputTensor = nullptr;
+  std::uint32_t Axis = 0;
+};
+// DML_SCATTER_ELEMENTS_OPERATOR_DESC is the same struct under the name that pairs it with
+// GATHER_ELEMENTS.
+using ScatterElementsOperatorDesc = ScatterOperatorDesc;
+
+// An element of a runtime-typed tensor: its data type and its bit pattern (the same-size unsigned
+// integer, widened), so runtime results keep every bit without a template parameter.
+struct ScatterElementBits {
+  DataType data_type = DataType::Unknown;
+  std::uint64_t bits = 0;
+  friend bool operator==(const ScatterElementBits&, const ScatterElementBits&) = default;
+};
+
+// The first few mismatches a check keeps by default.
+inline constexpr std::size_t kScatterCheckMaxReported = 10;
+
+namespace detail {
+
+inline constexpr std::string_view kScatterOp = "SCATTER";
+
+// "[1,2]": a coordinate in the brackets the messages use after a tensor name.
+inline std::string scatter_coord_string(const Coord& c, std::uint32_t rank) {
+  std::string s = "[";
+  for (std::uint32_t d = 0; d < rank; ++d) {
+    if (d != 0) s += ',';
+    s += std::to_string(c[d]);
+  }
+  return s + "]";
+}
+
+// The inverse of compare.hpp's element_bits.
+template <class T>
+T scatter_element_from_bits(std::uint64_t bits) noexcept {
+  return std::bit_cast<T>(static_cast<bits_of_t<T>>(bits));
+}
+
+// Results are bitwise (tensors.md: data moves bit for bit), so a check never uses ==, which
+// would call -0 == +0 and NaN != NaN for float and double.
+template <class T>
+bool scatter_same_bits(const T& a, const T& b) noexcept {
+  return element_bits(a) == element_bits(b);
+}
+
+// Values print as compare.hpp's reports print them ("7 (0x40e00000)", "-100", "nan (0x7e01)").
+template <Element T>
+std::string scatter_value_string(const T& v) {
+  return format_element(v);
+}
+inline std::string scatter_value_string(const ScatterElementBits& v) {
+  if (!is_valid(v.data_type)) return hex_bits(v.bits);
+  return visit(v.data_type, [&](auto t) {
+    using T = typename decltype(t)::type;
+    return format_element(scatter_element_from_bits<T>(v.bits));
+  });
+}
+
+}  // namespace detail
+
+// --- result types ---------------------------------------------------------------------------
+// V is the element type on the typed layer and ScatterElementBits on the runtime layer.
+
+// One update that targets a colliding output element: where it sits in IndicesTensor (and
+// UpdatesTensor, which has the same sizes, SC6) and its value.
+template <class V>
+struct ScatterCandidate {
+  Coord indices_coordinate{};
+  V value{};
+};
+
+// An output element that two or more updates target, with every candidate in row-major order of
+// the indices (so under DuplicatePolicy::LastWins the last candidate is the reference's value).
+template <class V>
+struct ScatterCollision {
+  std::uint32_t rank = 0;
+  Coord output_coordinate{};
+  std::vector<ScatterCandidate<V>> candidates;
+
+  // "OutputTensor[3]: IndicesTensor[0] -> 5, IndicesTensor[2] -> 7"
+  std::string to_string() const {
+    std::string s = "OutputTensor" + detail::scatter_coord_string(output_coordinate, rank) + ":";
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      s += i == 0 ? " " : ", ";
+      s += "IndicesTensor" + detail::scatter_coord_string(candidates[i].indices_coordinate, rank) +
+           " -> " + detail::scatter_value_string(candidates[i].value);
+    }
+    return s;
+  }
+};
+
+// One output element whose actual value is not allowed.
+template <class V>
+struct ScatterMismatch {
+  Coord output_coordinate{};
+  V actual{};
+  V expected{};  // the only correct value; meaningful when `candidates` is empty
+  std::vector<ScatterCandidate<V>> candidates;  // a colliding element: any one of these is correct
+};
+
+// What check_scatter_result found. Convertible to bool (true: the result is correct).
+template <class V>
+struct ScatterCheckResult {
+  std::uint32_t rank = 0;
+  std::uint64_t element_count = 0;            // output elements compared
+  std::uint64_t colliding_element_count = 0;  // of those, elements with several candidates
+  std::uint64_t mismatch_count = 0;
+  std::vector<ScatterMismatch<V>> mismatches;  // the first few, in row-major order
+
+  bool ok() const noexcept { return mismatch_count == 0; }
+  explicit operator bool() const noexcept { return ok(); }
+
+  std::string to_string() const {
+    std::ostringstream os;
+    os << "SCATTER result check: ";
+    if (ok()) {
+      os << "all " << element_count << " elements match";
+    } else {
+      os << mismatch_count << " of " << element_count << " elements mismatch";
+    }
+    if (colliding_element_count == 1) {
+      os << " (1 colliding output element accepts any one of its updates)";
+    } else if (colliding_element_count > 1) {
+      os << " (" << colliding_element_count
+         << " colliding output elements accept any one of their updates)";
+    }
+    for (const ScatterMismatch<V>& m : mismatches) {
+      os << "\n  OutputTensor" << detail::scatter_coord_string(m.output_coordinate, rank) << ": ";
+      if (m.candidates.empty()) {
+        os << "expected " << detail::scatter_value_string(m.expected);
+      } else {
+        os << "expected one of the colliding updates {";
+        for (std::size_t i = 0; i < m.candidates.size(); ++i) {
+          if (i != 0) os << ", ";
+          os << "IndicesTensor"
+             << detail::scatter_coord_string(m.candidates[i].indices_coordinate, rank) << " -> "
+             << detail::scatter_value_string(m.candidates[i].value);
+        }
+        os << "}";
+      }
+      os << ", actual " << detail::scatter_value_string(m.actual);
+    }
+    if (mismatch_count > mismatches.size()) {
+      os << "\n  ... and " << (mismatch_count - mismatches.size()) << " more";
+    }
+    return os.str();
+  }
+};
+
+namespace detail {
+
+// --- validation shared by both layers -------------------------------------------------------
+
+inline void check_scatter_options(const ScatterOptions& options) {
+  check_target_level(kScatterOp, options.feature_level, kScatterIntroduced);
+  if (options.index_policy != IndexPolicy::Error && options.index_policy != IndexPolicy::Clamp) {
+    fail(ErrorCode::InvalidOption, kScatterOp, ": ScatterOptions::index_policy is ",
+         static_cast<int>(options.index_policy),
+         "; it must be IndexPolicy::Error or IndexPolicy::Clamp");
+  }
+  if (options.duplicates != DuplicatePolicy::LastWins &&
+      options.duplicates != DuplicatePolicy::Reject) {
+    fail(ErrorCode::InvalidOption, kScatterOp, ": ScatterOptions::duplicates is ",
+         static_cast<int>(options.duplicates),
+         "; it must be DuplicatePolicy::LastWins or DuplicatePolicy::Reject");
+  }
+}
+
+// SC1. `output` is null where no output takes part (find_scatter_collisions).
+inline void check_scatter_ranks(const Layout& input, const Layout& indices, const Layout& updates,
+                                const Layout* output) {
+  auto same = [&](std::string_view name, const Layout& l) {
+    if (l.rank != input.rank) {
+      fail(ErrorCode::SC1, kScatterOp, ": ", name, ".DimensionCount is ", l.rank,
+           " but InputTensor.DimensionCount is ", input.rank,
+           "; InputTensor, IndicesTensor, UpdatesTensor and OutputTensor must have the same "
+           "DimensionCount");
+    }
+  };
+  same("IndicesTensor", indices);
+  same("UpdatesTensor", updates);
+  if (output != nullptr) same("OutputTensor", *output);
+}
+
+// SC4-SC7, after SC1.
+inline void check_scatter_sizes(const Layout& input, const Layout& indices, const Layout& updates,
+                                const Layout* output, std::uint32_t axis) {
+  const std::uint32_t rank = input.rank;
+  if (axis >= rank) {
+    fail(ErrorCode::SC4, kScatterOp, ": Axis is ", axis, " but ",
+         output != nullptr ? "OutputTensor" : "InputTensor", ".DimensionCount is ", rank,
+         "; Axis must lie in [0, DimensionCount)");
+  }
+  for (std::uint32_t d = 0; output != nullptr && d < rank; ++d) {
+    if (output->sizes[d] != input.sizes[d]) {
+      fail(ErrorCode::SC5, kScatterOp, ": OutputTensor.Sizes[", d, "] is ", output->sizes[d],
+           " but InputTensor.Sizes[", d, "] is ", input.sizes[d], "; OutputTensor.Sizes ",
+           output->sizes_string(), " must equal InputTensor.Sizes ", input.sizes_string());
+    }
+  }
+  for (std::uint32_t d = 0; d < rank; ++d) {
+    if (updates.sizes[d] != indices.sizes[d]) {
+      fail(ErrorCode::SC6, kScatterOp, ": UpdatesTensor.Sizes[", d, "] is ", updates.sizes[d],
+           " but IndicesTensor.Sizes[", d, "] is ", indices.sizes[d], "; UpdatesTensor.Sizes ",
+           updates.sizes_string(), " must equal IndicesTensor.Sizes ", indices.sizes_string());
+    }
+  }
+  // The page's rule: ONNX lets indices be smaller than the input here, DirectML's page does not.
+  for (std::uint32_t d = 0; d < rank; ++d) {
+    if (d != axis && indices.sizes[d] != input.sizes[d]) {
+      fail(ErrorCode::SC7, kScatterOp, ": IndicesTensor.Sizes[", d, "] is ", indices.sizes[d],
+           " but InputTensor.Sizes[", d, "] is ", input.sizes[d],
+           "; every dimension except Axis (", axis, ") must match");
+    }
+  }
+}
+
+// The feature-level tables, for every tensor that takes part.
+inline void check_scatter_support(DataType data_type, DataType index_type, std::uint32_t rank,
+                                  bool has_output, FeatureLevel target) {
+  check_support(kScatterOp, "InputTensor", rank, data_type, kScatterSupport, target);
+  check_support(kScatterOp, "IndicesTensor", rank, index_type, kScatterIndicesSupport, target);
+  check_support(kScatterOp, "UpdatesTensor", rank, data_type, kScatterSupport, target);
+  if (has_output) {
+    check_support(kScatterOp, "OutputTensor", rank, data_type, kScatterSupport, target);
+  }
+}
+
+// The output element an index selects along Axis. For every index SC8 admits, clamp_index is
+// normalize_index (negative signed indices count from the end), so one call serves both policies
+// and the loops never see an index outside [0, n).
+template <IndexElement I>
+std::uint32_t scatter_target_index(I value, std::uint32_t n) noexcept {
+  return static_cast<std::uint32_t>(clamp_index(value, n));
+}
+
+// SC8, a pass of its own over every index before any output byte is written. The indices are
+// walked with the strided-copy core's planner (contiguous indices become one run); only when a bad
+// index is found does the coordinate walk below run, to name the first one.
+template <IndexElement I>
+void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axis, std::uint32_t n,
+                           IndexPolicy policy) {
+  if (policy == IndexPolicy::Clamp) return;  // clamp_index gives every value a target
+  const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{indices.layout().strides};
+  const CopyPlan plan = make_copy_plan(indices.layout().size_span(), strides);
+  const I* ix = indices.data();
+  const std::uint64_t run = plan.inner_size();
+  const std::int64_t step = plan.inner_stride(0);
+  bool bad = false;
+  for_each_run<1>(plan, [&](const std::array<std::int64_t, 1>& o) {
+    bool run_bad = false;
+    for (std::uint64_t i = 0; i < run; ++i) {
+      run_bad |= !normalize_index(ix[o[0] + static_cast<std::int64_t>(i) * step], n).has_value();
+    }
+    bad = bad || run_bad;
+  });
+  if (!bad) return;
+  for_each_coordinate(indices.layout(), [&](const Coord& u) {
+    const I value = indices[u];
+    if (!normalize_index(value, n)) {
+      fail(ErrorCode::SC8, kScatterOp, ": IndicesTensor", scatter_coord_string(u, indices.rank()),
+           " is ", value, " but InputTensor.Sizes[", axis, "] is ", n,
+           "; indices must lie in ", legal_index_range<I>(n));
+    }
+  });
+}
+
+// Calls f(u, c, position) for every indices coordinate u in row-major order, with c the output
+// coordinate it targets and `position` c's row-major rank in the output (sizes == the input's).
+template <IndexElement I, class F>
+void for_each_scatter_target(const TensorView<const I>& indices, std::uint32_t axis,
+                             const Layout& input, F&& f) {
+  const Layout packed = Layout::packed(input.size_span());
+  const std::uint32_t n = input.sizes[axis];
+  for_each_coordinate(indices.layout(), [&](const Coord& u) {
+    Coord c = u;
+    c[axis] = scatter_target_index(indices[u], n);
+    f(u, c, static_cast<std::uint64_t>(packed.offset(c)));
+  });
+}
+
+// DuplicatePolicy::Reject: the first indices coordinate (row-major) whose target an earlier one
+// already took is an error naming both and the output element.
+template <IndexElement I>
+void check_scatter_duplicates(const TensorView<const I>& indices, std::uint32_t axis,
+                              const Layout& input) {
+  std::vector<bool> taken(input.element_count(), false);
+  for_each_scatter_target(indices, axis, input, [&](const Coord& u, const Coord& c,
+                                                    std::uint64_t position) {
+    if (!taken[position]) {
+      taken[position] = true;
+      return;
+    }
+    // Only reached once, right before the throw: find the earlier update (a rescan keeps the
+    // common path at one bit per output element).
+    Coord first{};
+    bool found = false;
+    for_each_scatter_target(indices, axis, input,
+                            [&](const Coord& v, const Coord&, std::uint64_t other) {
+                              if (!found && other == position) {
+                                first = v;
+                                found = true;
+                              }
+                            });
+    const std::uint32_t rank = indices.rank();
+    fail(ErrorCode::ScatterDuplicate, kScatterOp, ": IndicesTensor",
+         scatter_coord_string(first, rank), " is ", indices[first], " and IndicesTensor",
+         scatter_coord_string(u, rank), " is ", indices[u], "; both target OutputTensor",
+         scatter_coord_string(c, rank), " along Axis ", axis,
+         ", and DuplicatePolicy::Reject forbids two updates for one output element");
+  });
+}
+
+// Every output element two or more updates target, in row-major order of the output, each with
+// its updates' indices coordinates in row-major order of the indices.
+struct ScatterCollisionSite {
+  std::uint64_t position = 0;  // row-major rank of the output element
+  Coord output_coordinate{};
+  std::vector<Coord> sources;
+};
+
+template <IndexElement I>
+std::vector<ScatterCollisionSite> scatter_collision_sites(const TensorView<const I>& indices,
+                                                          std::uint32_t axis,
+                                                          const Layout& input) {
+  // Two bits per output element find the repeated targets; only their updates are kept.
+  const std::uint64_t count = input.element_count();
+  std::vector<bool> taken(count, false), repeated(count, false);
+  bool any = false;
+  for_each_scatter_target(indices, axis, input, [&](const Coord&, const Coord&, std::uint64_t p) {
+    if (taken[p]) {
+      repeated[p] = true;
+      any = true;
+    }
+    taken[p] = true;
+  });
+  if (!any) return {};
+  struct Hit {
+    std::uint64_t position;
+    Coord output;
+    Coord source;
+  };
+  std::vector<Hit> hits;
+  for_each_scatter_target(indices, axis, input, [&](const Coord& u, const Coord& c,
+                                                    std::uint64_t p) {
+    if (repeated[p]) hits.push_back({p, c, u});
+  });
+  // Stable: within one target the hits stay in row-major order of the indices.
+  std::stable_sort(hits.begin(), hits.end(),
+                   [](const Hit& a, const Hit& b) { return a.position < b.position; });
+  std::vector<ScatterCollisionSite> sites;
+  for (const Hit& h : hits) {
+    if (sites.empty() || sites.back().position != h.position) {
+      sites.push_back({h.position, h.output, {}});
+    }
+    sites.back().sources.push_back(h.source);
+  }
+  return sites;
+}
+
+// --- the typed layer's validation -------------------------------------------------------------
+
+// What a typed call does with the output, which decides the checks that apply to it.
+enum class ScatterUse {
+  Run,         // writes the output: every rule
+  Check,       // reads a result computed elsewhere: no T13 (nothing is written)
+  Collisions,  // no output; duplicates are what the caller asks for, so never an error
+};
+
+template <class T, IndexElement I>
+void validate_scatter_views(const TensorView<const T>& input, const TensorView<const I>& indices,
+                            const TensorView<const T>& updates, const TensorView<const T>* output,
+                            ScatterUse use, std::uint32_t axis, const ScatterOptions& options) {
+  check_scatter_options(options);
+  check_view(kScatterOp, "InputTensor", input, false);
+  check_view(kScatterOp, "IndicesTensor", indices, false);
+  check_view(kScatterOp, "UpdatesTensor", updates, false);
+  if (output != nullptr) check_view(kScatterOp, "OutputTensor", *output, true);
+  // SC2 and SC3 hold by construction: one element type T, and I is an IndexElement.
+  const Layout* out_layout = output != nullptr ? &output->layout() : nullptr;
+  check_scatter_ranks(input.layout(), indices.layout(), updates.layout(), out_layout);
+  check_scatter_sizes(input.layout(), indices.layout(), updates.layout(), out_layout, axis);
+  check_scatter_support(data_type_of<T>, data_type_of<I>, input.rank(), output != nullptr,
+                        options.feature_level);
+  if (use == ScatterUse::Run) {
+    const TensorExtent extents[] = {
+        tensor_extent("InputTensor", input, false),
+        tensor_extent("IndicesTensor", indices, false),
+        tensor_extent("UpdatesTensor", updates, false),
+        tensor_extent("OutputTensor", *output, true),
+    };
+    check_no_overlap(kScatterOp, extents);
+  }
+  check_scatter_indices(indices, axis, input.size(axis), options.index_policy);
+  if (use != ScatterUse::Collisions && options.duplicates == DuplicatePolicy::Reject) {
+    check_scatter_duplicates(indices, axis, input.layout());
+  }
+}
+
+inline std::vector<std::uint32_t> scatter_output_sizes(const Layout& input) {
+  const auto sizes = input.size_span();
+  return {sizes.begin(), sizes.end()};
+}
+
+// --- the golden loop ------------------------------------------------------------------------
+
+// The spec's semantics as written, for validated arguments: output = input, then each update in
+// row-major order of the indices, so the last of several updates for one element stays (LastWins).
+template <class T, IndexElement I>
+void scatter_reference(const TensorView<const T>& input, const TensorView<const I>& indices,
+                       const TensorView<const T>& updates, const TensorView<T>& output,
+                       std::uint32_t axis) {
+  for_each_coordinate(output.layout(), [&](const Coord& c) { output[c] = input[c]; });
+  const std::uint32_t n = input.size(axis);
+  for_each_coordinate(indices.layout(), [&](const Coord& u) {
+    Coord c = u;
+    c[axis] = scatter_target_index(indices[u], n);
+    output[c] = updates[u];
+  });
+}
+
+// The fast path, for validated arguments (SC8 included): output = input with the strided-copy
+// core, then one element write per update, in row-major order of the indices as the golden loop
+// (so the last of several updates for one element stays). The indices, updates and output walk
+// one plan of the indices' sizes; the output's Axis stride is 0 there, since the index supplies
+// that coordinate.
+template <class T, IndexElement I>
+void scatter_fast(const TensorView<const T>& input, const TensorView<const I>& indices,
+                  const TensorView<const T>& updates, const TensorView<T>& output,
+                  std::uint32_t axis) {
+  strided_copy<T>(input, output);
+  std::array<std::array<std::int64_t, kMaxRank>, 3> strides{
+      indices.layout().strides, updates.layout().strides, output.layout().strides};
+  strides[2][axis] = 0;
+  const CopyPlan plan = make_copy_plan(indices.layout().size_span(), strides);
+  const std::uint32_t n = input.size(axis);
+  const std::int64_t axis_stride = output.stride(axis);
+  const I* ix = indices.data();
+  const T* up = updates.data();
+  T* out = output.data();
+  const std::uint64_t run = plan.inner_size();
+  const std::int64_t si = plan.inner_stride(0);
+  const std::int64_t su = plan.inner_stride(1);
+  const std::int64_t so = plan.inner_stride(2);
+  // The run's operands are copied into locals: store_bits's memcpy may alias anything, so values
+  // read through the closure would be reloaded after every store (8x slower, bench_scatter).
+  for_each_run<3>(plan, [&](const std::array<std::int64_t, 3>& o) {
+    const I* const run_ix = ix + o[0];
+    const T* const run_up = up + o[1];
+    T* const run_out = out + o[2];
+    const std::uint64_t count = run;
+    const std::uint32_t size = n;
+    const std::int64_t step_i = si, step_u = su, step_o = so, step_axis = axis_stride;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      const std::int64_t target = scatter_target_index(run_ix[ii * step_i], size);
+      store_bits(run_out + (ii * step_o + target * step_axis), load_bits(run_up + ii * step_u));
+    }
+  });
+}
+
+template <class T, IndexElement I>
+std::vector<ScatterCollision<T>> scatter_collisions_validated(const TensorView<const I>& indices,
+                                                              const TensorView<const T>& updates,
+                                                              std::uint32_t axis,
+                                                              const Layout& input) {
+  std::vector<ScatterCollision<T>> out;
+  for (const ScatterCollisionSite& site : scatter_collision_sites(indices, axis, input)) {
+    ScatterCollision<T> collision{input.rank, site.output_coordinate, {}};
+    for (const Coord& u : site.sources) collision.candidates.push_back({u, updates[u]});
+    out.push_back(std::move(collision));
+  }
+  return out;
+}
+
+template <class T, IndexElement I>
+ScatterCheckResult<T> check_scatter_result_validated(const TensorView<const T>& input,
+                                                     const TensorView<const I>& indices,
+                                                     const TensorView<const T>& updates,
+                                                     const TensorView<const T>& actual,
+                                                     std::uint32_t axis, std::size_t max_reported) {
+  const Layout& in = input.layout();
+  std::vector<T> expected_storage(in.element_count());
+  const TensorView<T> expected(expected_storage.data(), Layout::packed(in.size_span()));
+  scatter_reference(input, indices, updates, expected, axis);
+  const std::vector<ScatterCollisionSite> sites = scatter_collision_sites(indices, axis, in);
+
+  ScatterCheckResult<T> result;
+  result.rank = in.rank;
+  result.element_count = in.element_count();
+  result.colliding_element_count = sites.size();
+  std::size_t next_site = 0;  // sites and the walk below are both in row-major output order
+  std::uint64_t position = 0;
+  auto record = [&](ScatterMismatch<T>&& m) {
+    if (result.mismatch_count++ < max_reported) result.mismatches.push_back(std::move(m));
+  };
+  for_each_coordinate(actual.layout(), [&](const Coord& c) {
+    const T value = actual[c];
+    if (next_site < sites.size() && sites[next_site].position == position) {
+      const ScatterCollisionSite& site = sites[next_site++];
+      const bool allowed =
+          std::any_of(site.sources.begin(), site.sources.end(),
+                      [&](const Coord& u) { return scatter_same_bits(value, updates[u]); });
+      if (!allowed) {
+        ScatterMismatch<T> m{c, value, expected[c], {}};
+        for (const Coord& u : site.sources) m.candidates.push_back({u, updates[u]});
+        record(std::move(m));
+      }
+    } else if (!scatter_same_bits(value, expected[c])) {
+      record({c, value, expected[c], {}});
+    }
+    ++position;
+  });
+  return result;
+}
+
+}  // namespace detail
+
+// --- typed layer ----------------------------------------------------------------------------
+// T is deduced from the output (from the input where there is none), so the other data views may
+// be views of T or of const T.
+
+// Checks everything the operator checks (SC1-SC8, T2-T4, T8, T12, T13, the feature-level table,
+// and duplicates under DuplicatePolicy::Reject) without writing; returns the output sizes.
+template <class T, IndexElement I>
+  requires(!std::is_const_v<T>)
+std::vector<std::uint32_t> validate_scatter(std::type_identity_t<TensorView<const T>> input,
+                                            TensorView<const I> indices,
+                                            std::type_identity_t<TensorView<const T>> updates,
+                                            TensorView<T> output, std::uint32_t axis,
+                                            const ScatterOptions& options = {}) {
+  const TensorView<const T> out = output;
+  detail::validate_scatter_views(input, indices, updates, &out, detail::ScatterUse::Run, axis,
+                                 options);
+  return detail::scatter_output_sizes(input.layout());
+}
+
+namespace reference {
+
+// Validates, then runs the plain coordinate loop: the golden model faster paths are diffed against.
+template <class T, IndexElement I>
+  requires(!std::is_const_v<T>)
+void scatter(std::type_identity_t<TensorView<const T>> input, TensorView<const I> indices,
+             std::type_identity_t<TensorView<const T>> updates, TensorView<T> output,
+             std::uint32_t axis, const ScatterOptions& options = {}) {
+  validate_scatter<T, I>(input, indices, updates, output, axis, options);
+  detail::scatter_reference<T, I>(input, indices, updates, output, axis);
+}
+
+}  // namespace reference
+
+// SCATTER: output = input, then output[u with u[Axis] = Indices[u]] = Updates[u] for every
+// indices coordinate u in row-major order. Nothing is written unless every check passes. Runs the
+// fast path (detail::scatter_fast); reference::scatter is the golden loop it is tested against.
+template <class T, IndexElement I>
+  requires(!std::is_const_v<T>)
+void scatter(std::type_identity_t<TensorView<const T>> input, TensorView<const I> indices,
+             std::type_identity_t<TensorView<const T>> updates, TensorView<T> output,
+             std::uint32_t axis, const ScatterOptions& options = {}) {
+  validate_scatter<T, I>(input, indices, updates, output, axis, options);
+  detail::scatter_fast<T, I>(input, indices, updates, output, axis);
+}
+
+// Every output element that two or more updates target, in row-major order of the output, each
+// with its candidate updates in row-major order of the indices. Validates like the operator except
+// that there is no output and duplicates are never an error (options.duplicates is ignored).
+template <class T, IndexElement I>
+std::vector<ScatterCollision<T>> find_scatter_collisions(
+    TensorView<const T> input, TensorView<const I> indices,
+    std::type_identity_t<TensorView<const T>> updates, std::uint32_t axis,
+    const ScatterOptions& options = {}) {
+  detail::validate_scatter_views<T, I>(input, indices, updates, nullptr,
+                                       detail::ScatterUse::Collisions, axis, options);
+  return detail::scatter_collisions_validated(indices, updates, axis, input.layout());
+}
+
+// Checks a result computed elsewhere (a GPU) against the reference, bit for bit: at an output
+// element that several updates target any one of them is accepted (the page guarantees no
+// winner); everywhere else only the exact value is. Validates the arguments like the operator
+// (actual_output in the OutputTensor role, without T13: nothing is written), so with
+// DuplicatePolicy::Reject any duplicate is an error instead.
+template <class T, IndexElement I>
+ScatterCheckResult<T> check_scatter_result(TensorView<const T> input, TensorView<const I> indices,
+                                           std::type_identity_t<TensorView<const T>> updates,
+                                           std::type_identity_t<TensorView<const T>> actual_output,
+                                           std::uint32_t axis, const ScatterOptions& options = {},
+                                           std::size_t max_reported = kScatterCheckMaxReported) {
+  detail::validate_scatter_views<T, I>(input, indices, updates, &actual_output,
+                                       detail::ScatterUse::Check, axis, options);
+  return detail::check_scatter_result_validated(input, indices, updates, actual_output, axis,
+                                                max_reported);
+}
+
+// --- runtime layer --------------------------------------------------------------------------
+
+namespace detail {
+
+struct ScatterDescs {
+  ValidatedTensor input, indices, updates, output;
+};
+
+// Everything that needs no buffer: T1-T9, T11, T12, SC1-SC7, the feature-level table.
+inline ScatterDescs validate_scatter_descs(const ScatterOperatorDesc& desc,
+                                           const ScatterOptions& options) {
+  check_scatter_options(options);
+  ScatterDescs v{
+      validate_tensor_desc(kScatterOp, "InputTensor", desc.InputTensor, false),
+      validate_tensor_desc(kScatterOp, "IndicesTensor", desc.IndicesTensor, false),
+      validate_tensor_desc(kScatterOp, "UpdatesTensor", desc.UpdatesTensor, false),
+      validate_tensor_desc(kScatterOp, "OutputTensor", desc.OutputTensor, true),
+  };
+  check_scatter_ranks(v.input.layout, v.indices.layout, v.updates.layout, &v.output.layout);
+  const DataType data_type = v.input.data_type;
+  for (const ValidatedTensor* t : {&v.updates, &v.output}) {
+    if (t->data_type != data_type) {
+      fail(ErrorCode::SC2, kScatterOp, ": ", t->name, ".DataType is ", describe(t->data_type),
+           " but InputTensor.DataType is ", describe(data_type),
+           "; InputTensor, UpdatesTensor and OutputTensor must have the same DataType");
+    }
+  }
+  if (!kIndexTypes.contains(v.indices.data_type)) {
+    fail(ErrorCode::SC3, kScatterOp, ": IndicesTensor.DataType is ", describe(v.indices.data_type),
+         "; it must be one of ", kIndexTypes.to_string());
+  }
+  check_scatter_sizes(v.input.layout, v.indices.layout, v.updates.layout, &v.output.layout,
+                      desc.Axis);
+  check_scatter_support(data_type, v.indices.data_type, v.input.layout.rank, true,
+                        options.feature_level);
+  return v;
+}
+
+struct ScatterBound {
+  BoundTensor input, indices, updates, output;  // output.data is null without an output buffer
+};
+
+// The descriptions, then the buffers (T9, T10), T13 when the output is written, then the index
+// pass (SC8) and, unless only collisions are wanted, DuplicatePolicy::Reject.
+inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer input,
+                                 ConstBuffer indices, ConstBuffer updates,
+                                 const ConstBuffer* output, ScatterUse use,
+                                 const ScatterOptions& options) {
+  ScatterDescs v = validate_scatter_descs(desc, options);
+  check_binding(kScatterOp, v.input, *desc.InputTensor, input.data, input.size_in_bytes);
+  check_binding(kScatterOp, v.indices, *desc.IndicesTensor, indices.data, indices.size_in_bytes);
+  check_binding(kScatterOp, v.updates, *desc.UpdatesTensor, updates.data, updates.size_in_bytes);
+  if (output != nullptr) {
+    check_binding(kScatterOp, v.output, *desc.OutputTensor, output->data, output->size_in_bytes);
+  }
+  ScatterBound b{{std::move(v.input), input.data},
+                 {std::move(v.indices), indices.data},
+                 {std::move(v.updates), updates.data},
+                 {std::move(v.output), output != nullptr ? output->data : nullptr}};
+  if (use == ScatterUse::Run) {
+    const BoundTensor all[] = {b.input, b.indices, b.updates, b.output};
+    check_no_overlap(kScatterOp, std::span<const BoundTensor>(all));
+  }
+  visit_index(b.indices.tensor.data_type, ErrorCode::SC3, [&](auto index_type) {
+    using I = typename decltype(index_type)::type;
+    const TensorView<const I> iv = view_of<const I>(b.indices);
+    check_scatter_indices(iv, desc.Axis, b.input.tensor.layout.sizes[desc.Axis],
+                          options.index_policy);
+    if (use != ScatterUse::Collisions && options.duplicates == DuplicatePolicy::Reject) {
+      check_scatter_duplicates(iv, desc.Axis, b.input.tensor.layout);
+    }
+  });
+  return b;
+}
+
+// Calls f(type_identity<T>, type_identity<I>) for the bound data and index types.
+template <class F>
+decltype(auto) visit_scatter_types(const ScatterBound& b, F&& f) {
+  return visit(b.input.tensor.data_type, [&](auto data_type) -> decltype(auto) {
+    return visit_index(b.indices.tensor.data_type, ErrorCode::SC3,
+                       [&](auto index_type) -> decltype(auto) { return f(data_type, index_type); });
+  });
+}
+
+template <class T>
+ScatterElementBits scatter_bits_of(const T& v) noexcept {
+  return {data_type_of<T>, element_bits(v)};
+}
+
+template <class T>
+std::vector<ScatterCandidate<ScatterElementBits>> scatter_bits_of(
+    const std::vector<ScatterCandidate<T>>& candidates) {
+  std::vector<ScatterCandidate<ScatterElementBits>> out;
+  out.reserve(candidates.size());
+  for (const ScatterCandidate<T>& c : candidates) {
+    out.push_back({c.indices_coordinate, scatter_bits_of(c.value)});
+  }
+  return out;
+}
+
+}  // namespace detail
+
+// Desc-only validation (no buffers): T1-T9, T11, T12, SC1-SC7 and the feature-level table.
+// Returns OutputTensor's sizes (equal to InputTensor's, SC5).
+inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& desc,
+                                                   const ScatterOptions& options = {}) {
+  return detail::scatter_output_sizes(detail::validate_scatter_descs(desc, options).input.layout);
+}
+
+// Full validation with the buffers: the above plus T9 and T10 on each binding, T13, SC8, and
+// duplicates under DuplicatePolicy::Reject. Reads the indices, writes nothing.
+inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& desc,
+                                                   ConstBuffer input, ConstBuffer indices,
+                                                   ConstBuffer updates, Buffer output,
+                                                   const ScatterOptions& options = {}) {
+  const ConstBuffer out = output;
+  return detail::scatter_output_sizes(
+      detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options)
+          .input.tensor.layout);
+}
+
+namespace reference {
+
+// Runtime form of the golden model: validates, then runs the plain loop for the described types.
+inline void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
+                    ConstBuffer updates, Buffer output, const ScatterOptions& options = {}) {
+  const ConstBuffer out = output;
+  const detail::ScatterBound b =
+      detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options);
+  detail::visit_scatter_types(b, [&](auto data_type, auto index_type) {
+    using T = typename decltype(data_type)::type;
+    using I = typename decltype(index_type)::type;
+    detail::scatter_reference(view_of<const T>(b.input), view_of<const I>(b.indices),
+                              view_of<const T>(b.updates), view_of<T>(b.output), desc.Axis);
+  });
+}
+
+}  // namespace reference
+
+// The runtime entry point: the same description a harness gives DirectML, plus the buffers.
+// Nothing is written unless every check passes.
+inline void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
+                    ConstBuffer updates, Buffer output, const ScatterOptions& options = {}) {
+  const ConstBuffer out = output;
+  const detail::ScatterBound b =
+      detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options);
+  detail::visit_scatter_types(b, [&](auto data_type, auto index_type) {
+    using T = typename decltype(data_type)::type;
+    using I = typename decltype(index_type)::type;
+    detail::scatter_fast(view_of<const T>(b.input), view_of<const I>(b.indices),
+                         view_of<const T>(b.updates), view_of<T>(b.output), desc.Axis);
+  });
+}
+
+// Runtime find_scatter_collisions: no output buffer; OutputTensor's description is still checked.
+inline std::vector<ScatterCollision<ScatterElementBits>> find_scatter_collisions(
+    const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices, ConstBuffer updates,
+    const ScatterOptions& options = {}) {
+  const detail::ScatterBound b = detail::bind_scatter(desc, input, indices, updates, nullptr,
+                                                      detail::ScatterUse::Collisions, options);
+  return detail::visit_scatter_types(b, [&](auto data_type, auto index_type) {
+    using T = typename decltype(data_type)::type;
+    using I = typename decltype(index_type)::type;
+    std::vector<ScatterCollision<ScatterElementBits>> out;
+    for (const ScatterCollision<T>& c : detail::scatter_collisions_validated(
+             view_of<const I>(b.indices), view_of<const T>(b.updates), desc.Axis,
+             b.input.tensor.layout)) {
+      out.push_back({c.rank, c.output_coordinate, detail::scatter_bits_of(c.candidates)});
+    }
+    return out;
+  });
+}
+
+// Runtime check_scatter_result: `actual_output` is the result read back, described by
+// desc.OutputTensor.
+inline ScatterCheckResult<ScatterElementBits> check_scatter_result(
+    const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices, ConstBuffer updates,
+    ConstBuffer actual_output, const ScatterOptions& options = {},
+    std::size_t max_reported = kScatterCheckMaxReported) {
+  const detail::ScatterBound b = detail::bind_scatter(
+      desc, input, indices, updates, &actual_output, detail::ScatterUse::Check, options);
+  return detail::visit_scatter_types(b, [&](auto data_type, auto index_type) {
+    using T = typename decltype(data_type)::type;
+    using I = typename decltype(index_type)::type;
+    const ScatterCheckResult<T> r = detail::check_scatter_result_validated(
+        view_of<const T>(b.input), view_of<const I>(b.indices), view_of<const T>(b.updates),
+        view_of<const T>(b.output), desc.Axis, max_reported);
+    ScatterCheckResult<ScatterElementBits> out{r.rank, r.element_count, r.colliding_element_count,
+                                               r.mismatch_count, {}};
+    for (const ScatterMismatch<T>& m : r.mismatches) {
+      out.mismatches.push_back({m.output_coordinate, detail::scatter_bits_of(m.actual),
+                                detail::scatter_bits_of(m.expected),
+                                detail::scatter_bits_of(m.candidates)});
+    }
+    return out;
+  });
+}
+
+}  // namespace dmlref
