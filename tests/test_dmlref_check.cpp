@@ -1,0 +1,336 @@
+// dmlref-check end to end: every operator through .npy files, exit codes 0, 1 and 2, the help
+// text. The tool's path comes from tools/CMakeLists.txt (DMLREF_CHECK_EXE); without the tools
+// this file has no tests.
+#include "test_support.hpp"
+
+#ifdef DMLREF_CHECK_EXE
+
+#include <dmlref/npy.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using dmlref::DataType;
+using dmlref::NpyArray;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test case, removed at the end.
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    path_ = fs::temp_directory_path() /
+            ("dmlref_check_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+struct Run {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Run run_tool(const TempDir& dir, const std::string& args) {
+  const std::string log = dir / "log.txt";
+  const std::string command =
+      std::string("'") + DMLREF_CHECK_EXE + "' " + args + " > '" + log + "' 2>&1";
+  const int raw = std::system(command.c_str());
+  Run r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.output = ss.str();
+  return r;
+}
+
+template <class T>
+NpyArray array(std::vector<std::uint32_t> sizes, const std::vector<T>& values,
+               bool fortran_order = false) {
+  NpyArray a(dmlref::data_type_of<T>, std::move(sizes), fortran_order);
+  const auto v = a.view<T>();
+  std::size_t i = 0;
+  dmlref::for_each_coordinate(v.layout(), [&](const dmlref::Coord& c) { v[c] = values.at(i++); });
+  REQUIRE(i == values.size());
+  return a;
+}
+
+template <class T>
+std::string save(const TempDir& dir, const std::string& name, std::vector<std::uint32_t> sizes,
+                 const std::vector<T>& values, bool fortran_order = false) {
+  const std::string path = dir / name;
+  dmlref::write_npy(path, array<T>(std::move(sizes), values, fortran_order));
+  return path;
+}
+
+// Row-major values of a .npy file.
+template <class T>
+std::vector<T> values_of(const std::string& path) {
+  const NpyArray a = dmlref::read_npy(path);
+  std::vector<T> out;
+  const auto v = a.view<T>();
+  dmlref::for_each_coordinate(v.layout(), [&](const dmlref::Coord& c) { out.push_back(v[c]); });
+  return out;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("dmlref-check: --help lists every operator and flag") {
+  TempDir dir;
+  const Run r = run_tool(dir, "--help");
+  CHECK(r.status == 0);
+  for (const char* word :
+       {"join", "split", "scatter", "gather_nd1", "reverse_subsequences", "--axis", "--input",
+        "--pieces", "--count", "--out-prefix", "--indices", "--updates", "--input-dims",
+        "--indices-dims", "--batch-dims", "--lengths", "--out", "--actual", "--untouched",
+        "--nan-equal", "--ulp", "--max-report", "--feature-level", "--clamp-indices",
+        "--duplicates", "exit status"}) {
+    CHECK_MESSAGE(contains(r.output, word), word);
+  }
+}
+
+TEST_CASE("dmlref-check: join (spec example 1) writes, matches, mismatches, rejects") {
+  TempDir dir;
+  const auto a = save<float>(dir, "a.npy", {1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  const auto b = save<float>(dir, "b.npy", {1, 1, 2, 4}, {7, 8, 9, 10, 11, 12, 13, 14});
+  const std::string inputs = " --input '" + a + "' --input '" + b + "'";
+  Run r = run_tool(dir, "join --axis 3" + inputs + " --out '" + (dir / "golden.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(contains(r.output, "OutputTensor FLOAT32 {1,1,2,7}"));
+  CHECK(values_of<float>(dir / "golden.npy") ==
+        std::vector<float>{1, 2, 3, 7, 8, 9, 10, 4, 5, 6, 11, 12, 13, 14});
+
+  // The device's output: right, then one element wrong at [0,0,1,5].
+  r = run_tool(dir, "join --axis 3" + inputs + " --actual '" + (dir / "golden.npy") + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  CHECK(contains(r.output, "all 14 elements match (bit-exact)"));
+  const auto bad = save<float>(dir, "bad.npy", {1, 1, 2, 7},
+                               {1, 2, 3, 7, 8, 9, 10, 4, 5, 6, 11, 12, 99, 14});
+  r = run_tool(dir, "join --axis 3" + inputs + " --actual '" + bad + "'");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "1 of 14 elements differ"));
+  CHECK(contains(r.output, "at [0,0,1,5]: expected 13 (0x41500000), actual 99 (0x42c60000)"));
+
+  // Leading 1s may be dropped, and the order may be Fortran's.
+  const auto squeezed = save<float>(dir, "squeezed.npy", {2, 7},
+                                    {1, 2, 3, 7, 8, 9, 10, 4, 5, 6, 11, 12, 13, 14}, true);
+  r = run_tool(dir, "join --axis 3" + inputs + " --actual '" + squeezed + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+
+  // Invalid input: the validation message and exit 2.
+  r = run_tool(dir, "join --axis 2" + inputs + " --out '" + (dir / "x.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "[J5]"));
+  CHECK_FALSE(fs::exists(dir / "x.npy"));
+  r = run_tool(dir, "join --axis 3" + inputs + " --actual '" + a + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "has sizes {1,1,2,3} but the output has {1,1,2,7}"));
+}
+
+TEST_CASE("dmlref-check: split (spec example 1) with --pieces, --count, --out-prefix") {
+  TempDir dir;
+  const auto x = save<std::int16_t>(dir, "x.npy", {1, 1, 6, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  Run r = run_tool(dir, "split --axis 2 --input '" + x + "' --pieces 2,1,3 --out-prefix '" +
+                            (dir / "p") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<std::int16_t>(dir / "p0.npy") == std::vector<std::int16_t>{1, 2, 3, 4});
+  CHECK(values_of<std::int16_t>(dir / "p1.npy") == std::vector<std::int16_t>{5, 6});
+  CHECK(values_of<std::int16_t>(dir / "p2.npy") == std::vector<std::int16_t>{7, 8, 9, 10, 11, 12});
+  CHECK(dmlref::read_npy(dir / "p2.npy").sizes() == std::vector<std::uint32_t>{1, 1, 3, 2});
+
+  r = run_tool(dir, "split --axis 3 --input '" + x + "' --count 2 --out-prefix '" + (dir / "q") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<std::int16_t>(dir / "q1.npy") == std::vector<std::int16_t>{2, 4, 6, 8, 10, 12});
+
+  const std::string actuals = " --actual '" + (dir / "p0.npy") + "' --actual '" + (dir / "p1.npy") +
+                              "' --actual '" + (dir / "p2.npy") + "'";
+  r = run_tool(dir, "split --axis 2 --input '" + x + "' --pieces 2,1,3" + actuals);
+  CHECK_MESSAGE(r.status == 0, r.output);
+  save<std::int16_t>(dir, "p1.npy", {1, 1, 1, 2}, {5, -6});
+  r = run_tool(dir, "split --axis 2 --input '" + x + "' --pieces 2,1,3" + actuals);
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "OutputTensors[1]"));
+  CHECK(contains(r.output, "at [0,0,0,1]: expected 6, actual -6"));
+  // Pieces that do not add up (S6 at inference) and too few --actual.
+  r = run_tool(dir, "split --axis 2 --input '" + x + "' --pieces 2,2" + actuals);
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "SPLIT"));
+  r = run_tool(dir, "split --axis 2 --input '" + x + "' --pieces 2,1,3 --actual '" + (dir / "p0.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "split has 3 output(s) but 1 --actual were given"));
+}
+
+TEST_CASE("dmlref-check: scatter accepts any colliding update, rejects a wrong one") {
+  TempDir dir;
+  const auto input = save<std::int32_t>(dir, "in.npy", {5}, {0, 1, 2, 3, 4});
+  const auto indices = save<std::uint32_t>(dir, "idx.npy", {4}, {3, 1, 3, 0});
+  const auto updates = save<std::int32_t>(dir, "upd.npy", {4}, {5, 6, 7, 8});
+  const std::string args = "scatter --axis 0 --input '" + input + "' --indices '" + indices +
+                           "' --updates '" + updates + "'";
+  Run r = run_tool(dir, args + " --out '" + (dir / "golden.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<std::int32_t>(dir / "golden.npy") == std::vector<std::int32_t>{8, 6, 2, 7, 4});
+  // Element 3 is targeted by updates 5 and 7: a device may write either.
+  const auto first_wins = save<std::int32_t>(dir, "a.npy", {5}, {8, 6, 2, 5, 4});
+  r = run_tool(dir, args + " --actual '" + first_wins + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  CHECK(contains(r.output, "1 colliding output element"));
+  const auto wrong = save<std::int32_t>(dir, "b.npy", {5}, {8, 6, 2, 6, 4});
+  r = run_tool(dir, args + " --actual '" + wrong + "'");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "OutputTensor[3]: expected one of the colliding updates"));
+  // Duplicates rejected on request; an out-of-range index is SC8 unless clamped.
+  r = run_tool(dir, args + " --duplicates reject --out '" + (dir / "x.npy") + "'");
+  CHECK(r.status == 2);
+  const auto far = save<std::uint32_t>(dir, "far.npy", {4}, {3, 1, 9, 0});
+  const std::string far_args = "scatter --axis 0 --input '" + input + "' --indices '" + far +
+                               "' --updates '" + updates + "' --out '" + (dir / "y.npy") + "'";
+  r = run_tool(dir, far_args);
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "[SC8]"));
+  r = run_tool(dir, far_args + " --clamp-indices");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<std::int32_t>(dir / "y.npy") == std::vector<std::int32_t>{8, 6, 2, 5, 7});
+  r = run_tool(dir, args + " --ulp 1 --actual '" + wrong + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "do not apply to scatter"));
+}
+
+TEST_CASE("dmlref-check: gather_nd1 (spec examples 1 and 2)") {
+  TempDir dir;
+  // Example 1 with numpy's natural ranks: input {2,2}, indices {2,1}.
+  const auto input = save<float>(dir, "in.npy", {2, 2}, {0, 1, 2, 3});
+  const auto indices = save<std::uint32_t>(dir, "idx.npy", {2, 1}, {1, 0});
+  Run r = run_tool(dir, "gather_nd1 --input '" + input + "' --indices '" + indices + "' --out '" +
+                            (dir / "o.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<float>(dir / "o.npy") == std::vector<float>{2, 3, 0, 1});
+  // Example 2: r = 3, q = 3, b = 1 on 4-d tensors.
+  const auto input2 = save<std::uint8_t>(dir, "in2.npy", {1, 3, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  const auto indices2 = save<std::int64_t>(dir, "idx2.npy", {1, 3, 2, 2}, {0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0});
+  const std::string args2 = "gather_nd1 --input '" + input2 + "' --indices '" + indices2 +
+                            "' --input-dims 3 --indices-dims 3 --batch-dims 1";
+  r = run_tool(dir, args2 + " --out '" + (dir / "o2.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(dmlref::read_npy(dir / "o2.npy").sizes() == std::vector<std::uint32_t>{1, 1, 3, 2});
+  CHECK(values_of<std::uint8_t>(dir / "o2.npy") == std::vector<std::uint8_t>{0, 3, 7, 4, 9, 10});
+  const auto off = save<std::uint8_t>(dir, "off.npy", {3, 2}, {0, 3, 7, 4, 9, 11});
+  r = run_tool(dir, args2 + " --actual '" + off + "'");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "at [0,0,2,1]: expected 10, actual 11"));
+  r = run_tool(dir, args2 + " --batch-dims 3 --out '" + (dir / "z.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "--batch-dims given twice"));
+  r = run_tool(dir, "gather_nd1 --input '" + input2 + "' --indices '" + indices2 +
+                        "' --input-dims 3 --indices-dims 3 --batch-dims 3 --out '" + (dir / "z.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "[G5]"));
+}
+
+TEST_CASE("dmlref-check: reverse_subsequences (spec example 1)") {
+  TempDir dir;
+  const auto input = save<dmlref::float16>(dir, "in.npy", {1, 1, 3, 4}, [] {
+    std::vector<dmlref::float16> v;
+    for (int i = 1; i <= 12; ++i) v.emplace_back(static_cast<float>(i));
+    return v;
+  }());
+  const auto lengths = save<std::uint32_t>(dir, "len.npy", {1, 1, 3, 1}, {2, 4, 3});
+  const std::string args = "reverse_subsequences --axis 3 --input '" + input + "' --lengths '" + lengths + "'";
+  Run r = run_tool(dir, args + " --out '" + (dir / "o.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  std::vector<float> got;
+  for (dmlref::float16 h : values_of<dmlref::float16>(dir / "o.npy")) got.push_back(static_cast<float>(h));
+  CHECK(got == std::vector<float>{2, 1, 3, 4, 8, 7, 6, 5, 11, 10, 9, 12});
+  // One ULP off: a mismatch, unless --ulp 1. The report prints float16 bits.
+  std::vector<dmlref::float16> near;
+  for (float f : got) near.emplace_back(f);
+  near[5] = dmlref::float16::from_bits(static_cast<std::uint16_t>(near[5].bits() + 1));
+  const auto actual = save<dmlref::float16>(dir, "near.npy", {1, 1, 3, 4}, near);
+  r = run_tool(dir, args + " --actual '" + actual + "'");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "at [0,0,1,1]: expected 7 (0x4700), actual 7.0039062 (0x4701)"));
+  r = run_tool(dir, args + " --ulp 1 --actual '" + actual + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  // A lengths tensor of the wrong type is R4.
+  const auto signed_lengths = save<std::int32_t>(dir, "slen.npy", {1, 1, 3, 1}, {2, 4, 3});
+  r = run_tool(dir, "reverse_subsequences --axis 3 --input '" + input + "' --lengths '" +
+                        signed_lengths + "' --out '" + (dir / "x.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "[R4]"));
+}
+
+TEST_CASE("dmlref-check: a skipped dispatch is named; NaN payloads with --nan-equal") {
+  TempDir dir;
+  const auto a = save<double>(dir, "a.npy", {2}, {1.5, std::numeric_limits<double>::quiet_NaN()});
+  const auto untouched = save<double>(dir, "u.npy", {2}, {-1, -1});
+  const std::string args = "join --axis 0 --input '" + a + "'";
+  Run r = run_tool(dir, args + " --actual '" + untouched + "' --untouched '" + untouched + "'");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "was the dispatch skipped?"));
+  const auto zeros = save<double>(dir, "z.npy", {2}, {0, 0});
+  r = run_tool(dir, args + " --actual '" + zeros + "'");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "all zeros"));
+  const auto other_nan = save<double>(dir, "n.npy", {2}, {1.5, -std::numeric_limits<double>::quiet_NaN()});
+  r = run_tool(dir, args + " --actual '" + other_nan + "'");
+  CHECK(r.status == 1);
+  r = run_tool(dir, args + " --nan-equal --actual '" + other_nan + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+}
+
+TEST_CASE("dmlref-check: bad usage and bad files are exit 2 with a message") {
+  TempDir dir;
+  const auto a = save<float>(dir, "a.npy", {2}, {1, 2});
+  const std::string out = " --out '" + (dir / "o.npy") + "'";
+  const auto expect2 = [&](const std::string& args, const std::string& message) {
+    const Run r = run_tool(dir, args);
+    CHECK_MESSAGE(r.status == 2, args, "\n", r.output);
+    CHECK_MESSAGE(contains(r.output, message), args, "\n", r.output);
+  };
+  expect2("", "no operator given");
+  expect2("concat --axis 0", "unknown operator 'concat'");
+  expect2("join --axis 0 --input '" + a + "' --frobnicate" + out, "unknown flag '--frobnicate'");
+  expect2("join --axis 0 --input '" + a + "' --pieces 1" + out, "--pieces is not a flag of join");
+  expect2("join --input '" + a + "'" + out, "join needs --axis");
+  expect2("join --axis x --input '" + a + "'" + out, "--axis x is not a number");
+  expect2("join --axis 0 --input '" + a + "'", "nothing to do");
+  expect2("join --axis 0 --input '" + (dir / "missing.npy") + "'" + out, "cannot open '");
+  expect2("join --axis 0 --input '" + a + "' --feature-level 9_9" + out, "not a DirectML feature level");
+  expect2("join --axis 0 --input '" + a + "' --feature-level 3_0" + out, "DML_FEATURE_LEVEL");
+  expect2("join --axis 0 --input '" + a + "' --actual", "--actual needs a value");
+  {
+    std::ofstream junk(dir / "junk.npy", std::ios::binary);
+    junk << "not numpy at all";
+  }
+  expect2("join --axis 0 --input '" + (dir / "junk.npy") + "'" + out, "bad magic");
+  const auto ints = save<std::int32_t>(dir, "i.npy", {2}, {1, 2});
+  expect2("join --axis 0 --input '" + a + "' --actual '" + ints + "'",
+          "holds INT32 elements but the output is FLOAT32");
+  CHECK(run_tool(dir, "join --axis 0 --input '" + a + "' --feature-level 4_1" + out).status == 0);
+}
+
+#endif  // DMLREF_CHECK_EXE
