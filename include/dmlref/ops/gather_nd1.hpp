@@ -9,6 +9,7 @@
 // right-aligned: their meaningful dimensions are the last ones, and the leading ones are 1.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -22,6 +23,7 @@
 #include "dmlref/feature_level.hpp"
 #include "dmlref/indices.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
 #include "dmlref/validation.hpp"
@@ -203,12 +205,11 @@ inline void check_gather_nd1_output_sizes(const Layout& output,
   }
 }
 
-// G10, a pass of its own before any output byte is written: every index, after the negative-index
-// rule, lies in [0, n) with n the size of the input dimension it addresses. Clamping needs no pass.
+// G10 over every index in row-major order of the indices, the message naming the first bad one.
+// Only reached once a faster pass found a bad index (or directly, for a caller that wants it).
 template <IndexElement I>
-void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, std::uint32_t r,
-                              std::uint32_t b, IndexPolicy policy) {
-  if (policy == IndexPolicy::Clamp) return;
+void check_gather_nd1_indices_by_coordinate(TensorView<const I> indices, const Layout& input,
+                                            std::uint32_t r, std::uint32_t b) {
   const std::uint32_t rank = indices.rank();
   // Tuple coordinate j addresses input dimension R - r + b + j (after the leading 1s and batches).
   const std::uint32_t first = rank - r + b;
@@ -222,6 +223,83 @@ void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, 
            "] is ", n, "; indices must lie in ", legal_index_range<I>(n));
     }
   });
+}
+
+// The one pass over the indices: G10 (under IndexPolicy::Error) and, when `offsets` is not null,
+// each tuple's input element offset (batch coordinates and the m indexed coordinates; the slice
+// starts there), one per tuple in row-major order of the tuples. Under IndexPolicy::Clamp it
+// clamps instead of checking. The tuples are walked with the strided-copy core's planner, so the
+// walk costs one add per tuple rather than a coordinate's offset. Throws before `offsets` is used,
+// so nothing is written when an index is bad.
+template <IndexElement I>
+void gather_nd1_index_pass(TensorView<const I> indices, const Layout& input, std::uint32_t r,
+                           std::uint32_t q, std::uint32_t b, IndexPolicy policy,
+                           std::int64_t* offsets) {
+  const std::uint32_t rank = indices.rank();
+  const std::uint32_t m = indices.size(rank - 1);
+  const std::uint32_t first = rank - r + b;
+  // The tuple grid is IndicesTensor without its last dimension. Operand 0 walks the indices,
+  // operand 1 the input's batch dimensions (indices dimension R - q + j is input's R - r + j).
+  std::array<std::array<std::int64_t, kMaxRank>, 2> strides{};
+  for (std::uint32_t d = 0; d + 1 < rank; ++d) strides[0][d] = indices.stride(d);
+  for (std::uint32_t j = 0; j < b; ++j) strides[1][rank - q + j] = input.strides[rank - r + j];
+  const CopyPlan grid = make_copy_plan(indices.layout().size_span().first(rank - 1), strides);
+  std::array<std::uint64_t, kMaxRank> dim_size{};
+  std::array<std::int64_t, kMaxRank> dim_stride{};
+  for (std::uint32_t j = 0; j < m; ++j) {
+    dim_size[j] = input.sizes[first + j];
+    dim_stride[j] = input.strides[first + j];
+  }
+  const I* ix = indices.data();
+  const std::int64_t tuple_step = indices.stride(rank - 1);
+  const std::uint64_t n = grid.inner_size();
+  const std::int64_t s0 = grid.inner_stride(0);
+  const std::int64_t s1 = grid.inner_stride(1);
+  const bool clamp = policy == IndexPolicy::Clamp;
+  bool bad = false;
+  std::int64_t* out = offsets;
+  // The run works on locals: its offset stores could otherwise alias the captured strides.
+  for_each_run<2>(grid, [&](const std::array<std::int64_t, 2>& o) {
+    const I* const first_tuple = ix + o[0];
+    const std::int64_t base = o[1];
+    const std::uint64_t count = n;
+    const std::uint32_t coords = m;
+    const std::int64_t step0 = s0, step1 = s1, coord_step = tuple_step;
+    const std::array<std::uint64_t, kMaxRank> sizes = dim_size;
+    const std::array<std::int64_t, kMaxRank> steps = dim_stride;
+    std::int64_t* const dst = out;
+    bool run_bad = false;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      const I* tuple = first_tuple + ii * step0;
+      std::int64_t offset = base + ii * step1;
+      for (std::uint32_t j = 0; j < coords; ++j) {
+        const I value = tuple[static_cast<std::int64_t>(j) * coord_step];
+        std::uint64_t c;
+        if (clamp) {
+          c = clamp_index(value, sizes[j]);
+        } else {
+          const std::optional<std::uint64_t> k = normalize_index(value, sizes[j]);
+          run_bad = run_bad || !k;
+          c = k.value_or(0);
+        }
+        offset += static_cast<std::int64_t>(c) * steps[j];
+      }
+      if (dst != nullptr) dst[i] = offset;
+    }
+    if (dst != nullptr) out = dst + count;
+    bad = bad || run_bad;
+  });
+  if (bad) check_gather_nd1_indices_by_coordinate(indices, input, r, b);
+}
+
+// G10, a pass of its own before any output byte is written: every index, after the negative-index
+// rule, lies in [0, n) with n the size of the input dimension it addresses. Clamping needs no pass.
+template <IndexElement I>
+void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, std::uint32_t r,
+                              std::uint32_t q, std::uint32_t b, IndexPolicy policy) {
+  if (policy == IndexPolicy::Clamp) return;
+  gather_nd1_index_pass(indices, input, r, q, b, policy, nullptr);
 }
 
 // The golden loop: the spec's "Semantics", one output element at a time, over views that passed
@@ -252,6 +330,82 @@ void gather_nd1_reference(TensorView<const T> input, TensorView<const I> indices
     for (std::uint32_t s = 0; s < k; ++s) xc[rank - k + s] = o[lead + (q - 1) + s];
     output[o] = input[xc];
   });
+}
+
+// The fast path, over views that passed validation except G10: the index pass (G10 and every
+// tuple's input offset, reading each index once), then one slice copy per tuple with the
+// strided-copy core, the slice (the k trailing dimensions) planned once for all tuples. Tuples
+// whose slice is one element (k = 0, or trailing sizes of 1) move that element directly.
+template <class T, IndexElement I>
+void gather_nd1_fast(TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
+                     std::uint32_t r, std::uint32_t q, std::uint32_t b, IndexPolicy policy) {
+  const std::uint32_t rank = output.rank();
+  const std::uint32_t m = indices.size(rank - 1);
+  const std::uint32_t k = r - b - m;
+  const std::uint32_t lead = rank - ((q - 1) + k);  // output dimension lead + i is tuple dim i
+  const std::span<const std::uint32_t> grid_sizes =
+      indices.layout().size_span().subspan(rank - q, q - 1);
+  std::uint64_t tuple_count = 1;
+  for (std::uint32_t s : grid_sizes) tuple_count *= s;
+  std::vector<std::int64_t> offsets(tuple_count);
+  gather_nd1_index_pass(indices, input.layout(), r, q, b, policy, offsets.data());
+
+  std::array<std::array<std::int64_t, kMaxRank>, 1> grid_strides{};
+  for (std::uint32_t i = 0; i + 1 < q; ++i) grid_strides[0][i] = output.stride(lead + i);
+  const CopyPlan grid = make_copy_plan(grid_sizes, grid_strides);
+  std::array<std::array<std::int64_t, kMaxRank>, 2> slice_strides{};
+  for (std::uint32_t s = 0; s < k; ++s) {
+    slice_strides[0][s] = input.stride(rank - k + s);
+    slice_strides[1][s] = output.stride(rank - k + s);
+  }
+  const CopyPlan slice =
+      make_copy_plan(input.layout().size_span().subspan(rank - k, k), slice_strides);
+
+  const T* in = input.data();
+  T* out = output.data();
+  const std::int64_t* next = offsets.data();
+  const std::uint64_t n = grid.inner_size();
+  const std::int64_t os = grid.inner_stride(0);
+  // Each run copies what it uses into locals: store_bits's and memcpy's stores may alias
+  // anything, so values read through the closure would be reloaded after every element.
+  if (slice.rank == 1 && slice.sizes[0] == 1) {
+    for_each_run<1>(grid, [&](const std::array<std::int64_t, 1>& o) {
+      const T* const src = in;
+      T* const dst = out + o[0];
+      const std::int64_t* const offset = next;
+      const std::uint64_t count = n;
+      const std::int64_t step = os;
+      for (std::uint64_t i = 0; i < count; ++i) {
+        store_bits(dst + static_cast<std::int64_t>(i) * step, load_bits(src + offset[i]));
+      }
+      next = offset + count;
+    });
+  } else if (slice.rank == 1) {
+    // One run per tuple: copy_run picks memcpy, the short copy or a strided loop by its length.
+    const std::uint64_t len = slice.sizes[0];
+    const std::int64_t ss = slice.strides[0][0];
+    const std::int64_t ds = slice.strides[1][0];
+    for_each_run<1>(grid, [&](const std::array<std::int64_t, 1>& o) {
+      const T* const src = in;
+      T* const dst = out + o[0];
+      const std::int64_t* const offset = next;
+      const std::uint64_t count = n, length = len;
+      const std::int64_t step = os, src_step = ss, dst_step = ds;
+      for (std::uint64_t i = 0; i < count; ++i) {
+        copy_run(src + offset[i], src_step, dst + static_cast<std::int64_t>(i) * step, dst_step,
+                 length);
+      }
+      next = offset + count;
+    });
+  } else {
+    for_each_run<1>(grid, [&](const std::array<std::int64_t, 1>& o) {
+      const std::int64_t* const offset = next;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        copy_with_plan(slice, in + offset[i], out + (o[0] + static_cast<std::int64_t>(i) * os));
+      }
+      next = offset + n;
+    });
+  }
 }
 
 // Everything the runtime layer knows after validating the descriptions.
@@ -306,10 +460,12 @@ inline GatherNd1Validated validate_gather_nd1_descs(const GatherNd1OperatorDesc&
 }
 
 // Both runtime validators' buffer part: T9/T10 per binding, T13, then the G10 index pass.
+// `check_indices` false leaves G10 to the caller's own index pass (gather_nd1_fast).
 inline GatherNd1Validated validate_gather_nd1_bound(const GatherNd1OperatorDesc& desc,
                                                     ConstBuffer input, ConstBuffer indices,
                                                     Buffer output,
-                                                    const GatherNd1Options& options) {
+                                                    const GatherNd1Options& options,
+                                                    bool check_indices = true) {
   const std::string_view op = kGatherNd1Name;
   GatherNd1Validated v = validate_gather_nd1_descs(desc, options);
   check_binding(op, v.input, *desc.InputTensor, input.data, input.size_in_bytes);
@@ -318,11 +474,13 @@ inline GatherNd1Validated validate_gather_nd1_bound(const GatherNd1OperatorDesc&
   const BoundTensor bound[] = {{v.input, input.data}, {v.indices, indices.data},
                                {v.output, output.data}};
   check_no_overlap(op, std::span<const BoundTensor>(bound));
+  if (!check_indices) return v;
   visit_index(v.indices.data_type, ErrorCode::G3, [&](auto index_type) {
     using I = typename decltype(index_type)::type;
     check_gather_nd1_indices<I>(view_of<const I>(v.indices, static_cast<const I*>(indices.data)),
                                 v.input.layout, desc.InputDimensionCount,
-                                desc.BatchDimensionCount, options.index_policy);
+                                desc.IndicesDimensionCount, desc.BatchDimensionCount,
+                                options.index_policy);
   });
   return v;
 }
@@ -351,15 +509,14 @@ inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
 
 // ---- typed layer --------------------------------------------------------------------------------
 
-// Checks everything (options, T2-T4, T8, T12, G1, the feature-level table, G4-G9, T13, then G10
-// over every index) without writing; returns the output sizes.
+namespace detail {
+
+// The typed checks; `check_indices` false leaves G10 to the caller's own index pass.
 template <class T, IndexElement I>
-std::vector<std::uint32_t> validate_gather_nd1(TensorView<const T> input,
-                                               TensorView<const I> indices, TensorView<T> output,
-                                               std::uint32_t input_dimension_count,
-                                               std::uint32_t indices_dimension_count,
-                                               std::uint32_t batch_dimension_count,
-                                               const GatherNd1Options& options = {}) {
+std::vector<std::uint32_t> validate_gather_nd1_views(
+    TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
+    std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
+    std::uint32_t batch_dimension_count, const GatherNd1Options& options, bool check_indices) {
   const std::string_view op = detail::kGatherNd1Name;
   detail::check_gather_nd1_options(options);
   detail::check_view(op, "InputTensor", input, false);
@@ -391,9 +548,28 @@ std::vector<std::uint32_t> validate_gather_nd1(TensorView<const T> input,
                                   tensor_extent("IndicesTensor", indices, false),
                                   tensor_extent("OutputTensor", output, true)};
   detail::check_no_overlap(op, std::span<const TensorExtent>(extents));
-  detail::check_gather_nd1_indices<I>(indices, input.layout(), input_dimension_count,
-                                      batch_dimension_count, options.index_policy);
+  if (check_indices) {
+    detail::check_gather_nd1_indices<I>(indices, input.layout(), input_dimension_count,
+                                        indices_dimension_count, batch_dimension_count,
+                                        options.index_policy);
+  }
   return sizes;
+}
+
+}  // namespace detail
+
+// Checks everything (options, T2-T4, T8, T12, G1, the feature-level table, G4-G9, T13, then G10
+// over every index) without writing; returns the output sizes.
+template <class T, IndexElement I>
+std::vector<std::uint32_t> validate_gather_nd1(TensorView<const T> input,
+                                               TensorView<const I> indices, TensorView<T> output,
+                                               std::uint32_t input_dimension_count,
+                                               std::uint32_t indices_dimension_count,
+                                               std::uint32_t batch_dimension_count,
+                                               const GatherNd1Options& options = {}) {
+  return detail::validate_gather_nd1_views(input, indices, output, input_dimension_count,
+                                           indices_dimension_count, batch_dimension_count, options,
+                                           true);
 }
 
 namespace reference {
@@ -412,14 +588,17 @@ void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorVi
 
 }  // namespace reference
 
-// GATHER_ND1 on typed views. Validates everything first: a rejected call writes nothing.
+// GATHER_ND1 on typed views. Validates everything first (G10 in the fast path's index pass, which
+// reads each index once and throws before the first write): a rejected call writes nothing.
 template <class T, IndexElement I>
 void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
                 std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
                 std::uint32_t batch_dimension_count, const GatherNd1Options& options = {}) {
-  // No fast path yet: the reference loop is the implementation.
-  reference::gather_nd1(input, indices, output, input_dimension_count, indices_dimension_count,
-                        batch_dimension_count, options);
+  detail::validate_gather_nd1_views(input, indices, output, input_dimension_count,
+                                    indices_dimension_count, batch_dimension_count, options,
+                                    false);
+  detail::gather_nd1_fast(input, indices, output, input_dimension_count, indices_dimension_count,
+                          batch_dimension_count, options.index_policy);
 }
 
 // ---- runtime layer ------------------------------------------------------------------------------
@@ -440,17 +619,17 @@ inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDes
   return detail::validate_gather_nd1_bound(desc, input, indices, output, options).output_sizes;
 }
 
-// GATHER_ND1 as DirectML describes it: validates, then dispatches on the data types to the typed
-// golden loop. A rejected call writes nothing.
+// GATHER_ND1 as DirectML describes it: validates (G10 in the fast path's index pass), then
+// dispatches on the data types to the typed fast path. A rejected call writes nothing.
 inline void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
                        Buffer output, const GatherNd1Options& options = {}) {
   const detail::GatherNd1Validated v =
-      detail::validate_gather_nd1_bound(desc, input, indices, output, options);
+      detail::validate_gather_nd1_bound(desc, input, indices, output, options, false);
   visit(v.input.data_type, [&](auto data_type) {
     using T = typename decltype(data_type)::type;
     visit_index(v.indices.data_type, ErrorCode::G3, [&](auto index_type) {
       using I = typename decltype(index_type)::type;
-      detail::gather_nd1_reference<T, I>(
+      detail::gather_nd1_fast<T, I>(
           view_of<const T>(v.input, static_cast<const T*>(input.data)),
           view_of<const I>(v.indices, static_cast<const I*>(indices.data)),
           view_of<T>(v.output, static_cast<T*>(output.data)), desc.InputDimensionCount,

@@ -1,0 +1,397 @@
+// The fast paths of GATHER_ND1 and SCATTER (dmlref::gather_nd1 / dmlref::scatter, typed and
+// runtime) against the golden loops (dmlref::reference::gather_nd1 / scatter), on seeded random
+// cases: every data type, the four index types, ranks 1-8, every (r, q, b, m) geometry (gather) and
+// every axis (scatter), packed / padded / transposed / broadcast / reversed operands, padded and
+// transposed outputs, size-1 dimensions, negative indices, clamping and duplicate targets. Whole
+// output buffers are compared byte for byte after both were pre-filled with the same sentinel, so
+// the padding an output layout skips must stay untouched too.
+#include "test_support.hpp"
+
+#include <dmlref/ops/gather_nd1.hpp>
+#include <dmlref/ops/scatter.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using dmlref::Coord;
+using dmlref::Layout;
+using dmlref::TensorView;
+using Sizes = std::vector<std::uint32_t>;
+
+constexpr unsigned char kSentinel = 0xA5;
+
+enum class Kind { Packed, Padded, Transposed, Broadcast, Reversed };
+
+// Storage for one operand at any layout: `origin` is where coordinate 0 lives in `elements`
+// (negative strides put it past the start). 8-byte aligned for the runtime layer's T9.
+struct Operand {
+  Layout layout;
+  std::int64_t origin = 0;
+  std::size_t element_count = 0;  // how many elements the storage holds
+};
+
+// `broadcast_last` false keeps the last dimension's stride: a GATHER_ND1 tuple broadcast along its
+// coordinates would reuse one index for input dimensions of different sizes.
+Operand make_operand(const Sizes& sizes, Kind kind, std::mt19937& rng, bool broadcast_last = true) {
+  const auto rank = static_cast<std::uint32_t>(sizes.size());
+  std::vector<std::uint32_t> order(rank);
+  std::iota(order.begin(), order.end(), 0u);
+  if (kind == Kind::Transposed) std::shuffle(order.begin(), order.end(), rng);
+  std::vector<std::int64_t> strides(rank, 0);
+  std::int64_t stride = kind == Kind::Padded ? 1 + static_cast<std::int64_t>(rng() % 2) : 1;
+  for (std::uint32_t i = rank; i-- > 0;) {
+    const std::uint32_t d = order[i];
+    strides[d] = stride;
+    const std::int64_t pad = kind == Kind::Padded ? static_cast<std::int64_t>(rng() % 3) : 0;
+    stride *= static_cast<std::int64_t>(sizes[d]) + pad;
+  }
+  if (kind == Kind::Broadcast) {
+    for (std::uint32_t d = 0; d < rank; ++d) {
+      if (rng() % 2 == 0 && (broadcast_last || d + 1 < rank)) strides[d] = 0;
+    }
+  }
+  if (kind == Kind::Reversed) {
+    const std::uint32_t d = rng() % rank;
+    strides[d] = -strides[d];
+  }
+  Operand op;
+  op.layout = Layout::strided(std::span<const std::uint32_t>(sizes),
+                              std::span<const std::int64_t>(strides));
+  std::int64_t lo = 0, hi = 0;
+  for (std::uint32_t d = 0; d < rank; ++d) {
+    const std::int64_t reach = static_cast<std::int64_t>(sizes[d] - 1) * strides[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  op.origin = -lo;
+  op.element_count = static_cast<std::size_t>(hi - lo + 1);
+  return op;
+}
+
+Kind input_kind(std::mt19937& rng) { return static_cast<Kind>(rng() % 5); }
+Kind output_kind(std::mt19937& rng) { return static_cast<Kind>(rng() % 3); }
+// The runtime layer takes no negative strides.
+Kind runtime_input_kind(std::mt19937& rng) { return static_cast<Kind>(rng() % 4); }
+
+// Byte storage for `count` elements of T, 8-byte aligned.
+template <class T>
+struct Storage {
+  std::vector<std::uint64_t> words;
+  std::size_t bytes = 0;
+  explicit Storage(std::size_t count, unsigned char fill)
+      : words((count * sizeof(T) + 7) / 8 + 1), bytes(words.size() * 8) {
+    std::memset(words.data(), fill, words.size() * 8);
+  }
+  T* data() { return reinterpret_cast<T*>(words.data()); }
+  const T* data() const { return reinterpret_cast<const T*>(words.data()); }
+};
+
+template <class T>
+Storage<T> distinct_storage(const Operand& op, std::uint64_t seed) {
+  Storage<T> s(op.element_count, 0);
+  for (std::size_t i = 0; i < op.element_count; ++i) {
+    const T v = dmlref::test::distinct_value<T>(i + seed);
+    std::memcpy(static_cast<void*>(s.data() + i), &v, sizeof(T));
+  }
+  return s;
+}
+
+template <class T>
+bool same_storage(const Storage<T>& a, const Storage<T>& b) {
+  return a.words == b.words;
+}
+
+// A random index for a dimension of n: in range (both signs for signed types) unless `wild`, when
+// it may also lie outside [-n, n) (for IndexPolicy::Clamp).
+template <class I>
+I random_index(std::uint32_t n, bool wild, std::mt19937& rng) {
+  const std::int64_t span = wild ? 3 * static_cast<std::int64_t>(n) + 2 : n;
+  if constexpr (std::is_signed_v<I>) {
+    return static_cast<I>(static_cast<std::int64_t>(rng() % (2 * span)) - span);
+  } else {
+    return static_cast<I>(rng() % span);
+  }
+}
+
+// Fills the indices storage element by element through its layout.
+template <class I, class F>
+Storage<I> index_storage(const Operand& op, F&& value_for) {
+  Storage<I> s(op.element_count, 0);
+  TensorView<I> v(s.data() + op.origin, op.layout);
+  dmlref::for_each_coordinate(op.layout, [&](const Coord& c) { v[c] = value_for(c); });
+  return s;
+}
+
+// Calls f(type_identity<I>) for one of the four index types, chosen by `which`.
+template <class F>
+void with_index_type(unsigned which, F&& f) {
+  switch (which % 4) {
+    case 0: f(std::type_identity<std::int64_t>{}); break;
+    case 1: f(std::type_identity<std::int32_t>{}); break;
+    case 2: f(std::type_identity<std::uint64_t>{}); break;
+    default: f(std::type_identity<std::uint32_t>{}); break;
+  }
+}
+
+std::vector<std::uint32_t> to_u32(const Layout& l) {
+  std::vector<std::uint32_t> s;
+  for (std::uint32_t d = 0; d < l.rank; ++d) s.push_back(static_cast<std::uint32_t>(l.strides[d]));
+  return s;
+}
+
+// ---- GATHER_ND1 -----------------------------------------------------------------------------
+
+struct GatherGeometry {
+  std::uint32_t rank, r, q, b, m;
+};
+
+std::vector<GatherGeometry> all_gather_geometries() {
+  std::vector<GatherGeometry> out;
+  for (std::uint32_t rank = 1; rank <= 8; ++rank)
+    for (std::uint32_t r = 1; r <= rank; ++r)
+      for (std::uint32_t q = 1; q <= rank; ++q)
+        for (std::uint32_t b = 0; b < std::min(r, q); ++b)
+          for (std::uint32_t m = 1; m <= r - b; ++m)
+            if ((q - 1) + (r - b - m) <= rank) out.push_back({rank, r, q, b, m});
+  return out;
+}
+
+// One random case of geometry g: the fast path (typed, or runtime when the layouts allow it)
+// against the typed golden loop.
+template <class T, class I>
+void check_gather_case(const GatherGeometry& g, std::mt19937& rng) {
+  const std::uint32_t rank = g.rank, r = g.r, q = g.q, b = g.b, m = g.m;
+  // Sizes 1-3 (1-2 from rank 6 on, to keep the tensors small): size-1 dimensions appear often.
+  const std::uint32_t max_size = rank >= 6 ? 2 : 3;
+  Sizes in_sizes(rank, 1u), ix_sizes(rank, 1u);
+  for (std::uint32_t d = rank - r; d < rank; ++d) in_sizes[d] = 1 + rng() % max_size;
+  for (std::uint32_t j = 0; j < b; ++j) ix_sizes[rank - q + j] = in_sizes[rank - r + j];
+  for (std::uint32_t d = rank - q + b; d + 1 < rank; ++d) ix_sizes[d] = 1 + rng() % max_size;
+  ix_sizes[rank - 1] = m;
+  const Sizes out_sizes = dmlref::infer_gather_nd1_output_sizes(
+      std::span<const std::uint32_t>(in_sizes), std::span<const std::uint32_t>(ix_sizes), r, q, b);
+
+  const bool clamp = rng() % 4 == 0;
+  dmlref::GatherNd1Options options;
+  options.index_policy = clamp ? dmlref::IndexPolicy::Clamp : dmlref::IndexPolicy::Error;
+  const bool runtime = rng() % 2 == 0;
+  const Operand in_op =
+      make_operand(in_sizes, runtime ? runtime_input_kind(rng) : input_kind(rng), rng);
+  const Operand ix_op =
+      make_operand(ix_sizes, runtime ? runtime_input_kind(rng) : input_kind(rng), rng, false);
+  const Operand out_op = make_operand(out_sizes, output_kind(rng), rng);
+  CAPTURE(in_op.layout.sizes_string());
+  CAPTURE(ix_op.layout.sizes_string());
+  CAPTURE(clamp);
+  CAPTURE(runtime);
+
+  const Storage<T> in_store = distinct_storage<T>(in_op, rng() % 1000);
+  const Storage<I> ix_store = index_storage<I>(ix_op, [&](const Coord& c) {
+    return random_index<I>(in_sizes[rank - r + b + c[rank - 1]], clamp, rng);
+  });
+  Storage<T> want(out_op.element_count, kSentinel), got(out_op.element_count, kSentinel);
+  const TensorView<const T> input(in_store.data() + in_op.origin, in_op.layout);
+  const TensorView<const I> indices(ix_store.data() + ix_op.origin, ix_op.layout);
+  dmlref::reference::gather_nd1<T, I>(input, indices,
+                                      TensorView<T>(want.data() + out_op.origin, out_op.layout), r,
+                                      q, b, options);
+  if (!runtime) {
+    dmlref::gather_nd1<T, I>(input, indices, TensorView<T>(got.data() + out_op.origin, out_op.layout),
+                             r, q, b, options);
+  } else {
+    const dmlref::TensorDesc in_desc(dmlref::data_type_of<T>, in_sizes, to_u32(in_op.layout));
+    const dmlref::TensorDesc ix_desc(dmlref::data_type_of<I>, ix_sizes, to_u32(ix_op.layout));
+    const dmlref::TensorDesc out_desc(dmlref::data_type_of<T>, out_sizes, to_u32(out_op.layout));
+    const dmlref::BufferTensorDesc descs[] = {in_desc.desc(), ix_desc.desc(), out_desc.desc()};
+    const dmlref::GatherNd1OperatorDesc desc{&descs[0], &descs[1], &descs[2], r, q, b};
+    dmlref::gather_nd1(desc, {in_store.data(), in_store.bytes}, {ix_store.data(), ix_store.bytes},
+                       {got.data(), got.bytes}, options);
+  }
+  CHECK(same_storage(want, got));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("fast GATHER_ND1 == golden loop: every geometry of ranks 1-8, random layouts",
+                   T, DMLREF_ALL_TYPES) {
+  std::mt19937 rng(20261121u + static_cast<unsigned>(sizeof(T)) * 7u +
+                   (std::is_floating_point_v<T> ? 1u : 0u));
+  const std::vector<GatherGeometry> geometries = all_gather_geometries();
+  int cases = 0;
+  for (const GatherGeometry& g : geometries) {
+    CAPTURE(g.rank);
+    CAPTURE(g.r);
+    CAPTURE(g.q);
+    CAPTURE(g.b);
+    CAPTURE(g.m);
+    for (int rep = 0; rep < 2; ++rep) {
+      with_index_type(rng(), [&]<class I>(std::type_identity<I>) { check_gather_case<T, I>(g, rng); });
+      ++cases;
+    }
+  }
+  CHECK(cases > 1000);
+}
+
+TEST_CASE("fast GATHER_ND1: a slice of 64 contiguous elements per tuple takes the memcpy run") {
+  // Input {16, 64}, tuples of one coordinate pick rows; slices of 256 bytes (float32).
+  std::mt19937 rng(7);
+  const Sizes in_sizes = {16, 64}, ix_sizes = {40, 1}, out_sizes = {40, 64};
+  std::vector<float> in = dmlref::test::distinct_buffer<float>(16 * 64);
+  std::vector<std::int32_t> ix(40);
+  for (auto& v : ix) v = static_cast<std::int32_t>(rng() % 32) - 16;
+  std::vector<float> want(40 * 64, -1.0f), got(40 * 64, -1.0f);
+  const TensorView<const float> input(in.data(), Layout::packed(in_sizes));
+  const TensorView<const std::int32_t> indices(ix.data(), Layout::packed(ix_sizes));
+  dmlref::reference::gather_nd1<float, std::int32_t>(input, indices,
+                                                     TensorView<float>(want.data(), Layout::packed(out_sizes)), 2,
+                                                     2, 0);
+  dmlref::gather_nd1<float, std::int32_t>(input, indices, TensorView<float>(got.data(), Layout::packed(out_sizes)),
+                                          2, 2, 0);
+  CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
+}
+
+TEST_CASE("fast GATHER_ND1: a bad index throws the golden loop's G10 error and writes nothing") {
+  // Input {4, 3}; tuples of one coordinate; the second bad index is never reported.
+  const Sizes in_sizes = {4, 3}, ix_sizes = {5, 1}, out_sizes = {5, 3};
+  std::vector<std::uint16_t> in = dmlref::test::distinct_buffer<std::uint16_t>(12);
+  const std::vector<std::int64_t> ix = {0, -4, 4, 3, -5};
+  std::vector<std::uint16_t> out(16, 0xBEEF);  // 30 bytes, rounded up to DirectML's 4 (T10)
+  const TensorView<const std::uint16_t> input(in.data(), Layout::packed(in_sizes));
+  const TensorView<const std::int64_t> indices(ix.data(), Layout::packed(ix_sizes));
+  const TensorView<std::uint16_t> output(out.data(), Layout::packed(out_sizes));
+  const char* message = "IndicesTensor[2,0] is 4 but InputTensor.Sizes[0] is 4; indices must lie in [-4, 3]";
+  DMLREF_CHECK_ERROR((dmlref::gather_nd1<std::uint16_t, std::int64_t>(input, indices, output, 2, 2, 0)),
+                     dmlref::ErrorCode::G10, message);
+  DMLREF_CHECK_ERROR((dmlref::reference::gather_nd1<std::uint16_t, std::int64_t>(input, indices,
+                                                                                 output, 2, 2, 0)),
+                     dmlref::ErrorCode::G10, message);
+  DMLREF_CHECK_ERROR((dmlref::validate_gather_nd1<std::uint16_t, std::int64_t>(input, indices,
+                                                                               output, 2, 2, 0)),
+                     dmlref::ErrorCode::G10, message);
+  const dmlref::TensorDesc in_desc(dmlref::DataType::UInt16, in_sizes);
+  const dmlref::TensorDesc ix_desc(dmlref::DataType::Int64, ix_sizes);
+  const dmlref::TensorDesc out_desc(dmlref::DataType::UInt16, out_sizes);
+  const dmlref::BufferTensorDesc descs[] = {in_desc.desc(), ix_desc.desc(), out_desc.desc()};
+  const dmlref::GatherNd1OperatorDesc desc{&descs[0], &descs[1], &descs[2], 2, 2, 0};
+  DMLREF_CHECK_ERROR(dmlref::gather_nd1(desc, {in.data(), 24}, {ix.data(), 40}, {out.data(), 32}),
+                     dmlref::ErrorCode::G10, message);
+  CHECK(std::all_of(out.begin(), out.end(), [](std::uint16_t v) { return v == 0xBEEF; }));
+}
+
+// ---- SCATTER --------------------------------------------------------------------------------
+
+namespace {
+
+template <class T, class I>
+void check_scatter_case(std::uint32_t rank, std::uint32_t axis, std::mt19937& rng) {
+  const std::uint32_t max_size = rank >= 6 ? 2 : 3;
+  Sizes in_sizes(rank), ix_sizes(rank);
+  for (std::uint32_t d = 0; d < rank; ++d) in_sizes[d] = ix_sizes[d] = 1 + rng() % max_size;
+  // Along Axis the indices may be shorter or longer than the input: longer forces duplicates.
+  ix_sizes[axis] = 1 + rng() % (in_sizes[axis] + 2);
+  const bool clamp = rng() % 4 == 0;
+  dmlref::ScatterOptions options;
+  options.index_policy = clamp ? dmlref::IndexPolicy::Clamp : dmlref::IndexPolicy::Error;
+  const bool runtime = rng() % 2 == 0;
+  auto kind = [&] { return runtime ? runtime_input_kind(rng) : input_kind(rng); };
+  const Operand in_op = make_operand(in_sizes, kind(), rng);
+  const Operand ix_op = make_operand(ix_sizes, kind(), rng);
+  const Operand up_op = make_operand(ix_sizes, kind(), rng);
+  const Operand out_op = make_operand(in_sizes, output_kind(rng), rng);
+  CAPTURE(in_op.layout.sizes_string());
+  CAPTURE(ix_op.layout.sizes_string());
+  CAPTURE(clamp);
+  CAPTURE(runtime);
+
+  const Storage<T> in_store = distinct_storage<T>(in_op, 0);
+  const Storage<T> up_store = distinct_storage<T>(up_op, 5000);
+  const Storage<I> ix_store = index_storage<I>(
+      ix_op, [&](const Coord&) { return random_index<I>(in_sizes[axis], clamp, rng); });
+  Storage<T> want(out_op.element_count, kSentinel), got(out_op.element_count, kSentinel);
+  const TensorView<const T> input(in_store.data() + in_op.origin, in_op.layout);
+  const TensorView<const I> indices(ix_store.data() + ix_op.origin, ix_op.layout);
+  const TensorView<const T> updates(up_store.data() + up_op.origin, up_op.layout);
+  dmlref::reference::scatter<T, I>(input, indices, updates,
+                                   TensorView<T>(want.data() + out_op.origin, out_op.layout), axis,
+                                   options);
+  if (!runtime) {
+    dmlref::scatter<T, I>(input, indices, updates,
+                          TensorView<T>(got.data() + out_op.origin, out_op.layout), axis, options);
+  } else {
+    const dmlref::TensorDesc in_desc(dmlref::data_type_of<T>, in_sizes, to_u32(in_op.layout));
+    const dmlref::TensorDesc ix_desc(dmlref::data_type_of<I>, ix_sizes, to_u32(ix_op.layout));
+    const dmlref::TensorDesc up_desc(dmlref::data_type_of<T>, ix_sizes, to_u32(up_op.layout));
+    const dmlref::TensorDesc out_desc(dmlref::data_type_of<T>, in_sizes, to_u32(out_op.layout));
+    const dmlref::BufferTensorDesc descs[] = {in_desc.desc(), ix_desc.desc(), up_desc.desc(),
+                                              out_desc.desc()};
+    const dmlref::ScatterOperatorDesc desc{&descs[0], &descs[1], &descs[2], &descs[3], axis};
+    dmlref::scatter(desc, {in_store.data(), in_store.bytes}, {ix_store.data(), ix_store.bytes},
+                    {up_store.data(), up_store.bytes}, {got.data(), got.bytes}, options);
+  }
+  CHECK(same_storage(want, got));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("fast SCATTER == golden loop: ranks 1-8, every axis, random layouts, duplicates",
+                   T, DMLREF_ALL_TYPES) {
+  std::mt19937 rng(1121u + static_cast<unsigned>(sizeof(T)) * 13u +
+                   (std::is_floating_point_v<T> ? 1u : 0u));
+  int cases = 0;
+  for (std::uint32_t rank = 1; rank <= 8; ++rank) {
+    for (std::uint32_t axis = 0; axis < rank; ++axis) {
+      CAPTURE(rank);
+      CAPTURE(axis);
+      for (int rep = 0; rep < 12; ++rep) {
+        with_index_type(rng(), [&]<class I>(std::type_identity<I>) {
+          check_scatter_case<T, I>(rank, axis, rng);
+        });
+        ++cases;
+      }
+    }
+  }
+  CHECK(cases == 12 * 36);
+}
+
+TEST_CASE("fast SCATTER: duplicates keep the last update in row-major order of the indices") {
+  // Input {2, 3}, Axis 1, indices {2, 4}: row 0 writes column 1 three times, row 1 column 0 twice.
+  const std::vector<float> in = {0, 1, 2, 3, 4, 5};
+  const std::vector<std::uint32_t> ix = {1, 1, 2, 1, 0, 2, 0, 2};
+  const std::vector<float> up = {10, 11, 12, 13, 20, 21, 22, 23};
+  std::vector<float> got(6, -1), want(6, -1);
+  const TensorView<const float> input(in.data(), {2, 3});
+  const TensorView<const std::uint32_t> indices(ix.data(), {2, 4});
+  const TensorView<const float> updates(up.data(), {2, 4});
+  dmlref::scatter<float, std::uint32_t>(input, indices, updates, TensorView<float>(got.data(), {2, 3}),
+                                        1);
+  dmlref::reference::scatter<float, std::uint32_t>(input, indices, updates,
+                                                   TensorView<float>(want.data(), {2, 3}), 1);
+  CHECK(got == std::vector<float>{0, 13, 12, 22, 4, 23});
+  CHECK(got == want);
+}
+
+TEST_CASE("fast SCATTER: a bad index throws the golden loop's SC8 error and writes nothing") {
+  const std::vector<std::int32_t> in = {0, 1, 2, 3, 4, 5};
+  const std::vector<std::int32_t> ix = {0, -3, 1, 3, -4, 9};
+  const std::vector<std::int32_t> up = {9, 9, 9, 9, 9, 9};
+  std::vector<std::int32_t> out(6, -7);
+  const TensorView<const std::int32_t> input(in.data(), {2, 3});
+  const TensorView<const std::int32_t> indices(ix.data(), {2, 3});
+  const TensorView<const std::int32_t> updates(up.data(), {2, 3});
+  const TensorView<std::int32_t> output(out.data(), {2, 3});
+  const char* message = "IndicesTensor[1,0] is 3 but InputTensor.Sizes[1] is 3";
+  DMLREF_CHECK_ERROR((dmlref::scatter<std::int32_t, std::int32_t>(input, indices, updates, output, 1)),
+                     dmlref::ErrorCode::SC8, message);
+  DMLREF_CHECK_ERROR((dmlref::reference::scatter<std::int32_t, std::int32_t>(input, indices,
+                                                                             updates, output, 1)),
+                     dmlref::ErrorCode::SC8, message);
+  CHECK(std::all_of(out.begin(), out.end(), [](std::int32_t v) { return v == -7; }));
+}
