@@ -9,22 +9,23 @@
 // Not reachable through an operator, so not here: T5 (a Strides array of another length is only
 // expressible through calc_buffer_tensor_size's span overload: test_hostile.cpp), T6 (only
 // TensorView::at checks coordinates), T7 (a permission: broadcast inputs are accepted).
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
+#include "test_support.hpp"
+
 #include <dmlref/ops/gather_nd1.hpp>
 #include <dmlref/ops/join.hpp>
 #include <dmlref/ops/reverse_subsequences.hpp>
 #include <dmlref/ops/scatter.hpp>
 #include <dmlref/ops/split.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include "test_support.hpp"
 
 using namespace dmlref;
 

@@ -3,19 +3,20 @@
 // boundaries of T8, T9 and T10, and aliasing across operators (T12, T13, and inputs that overlap
 // each other, which is allowed). Nothing here allocates more than a few KiB: element counts near
 // 2^32 go through the description-only validate_<op>(desc) overloads, which need no buffers.
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
+#include "test_support.hpp"
+
 #include <dmlref/ops/gather_nd1.hpp>
 #include <dmlref/ops/join.hpp>
 #include <dmlref/ops/reverse_subsequences.hpp>
 #include <dmlref/ops/scatter.hpp>
 #include <dmlref/ops/split.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include "test_support.hpp"
 
 using namespace dmlref;
 

@@ -5,9 +5,9 @@
 // the inferred sizes (G9). Index values address the input dimension of their tuple position,
 // mostly in range, sometimes negative, out of range or extreme (G10). Now and then the input and
 // the indices share one block, which is valid.
-#include <dmlref/ops/gather_nd1.hpp>
-
 #include "fuzz_input.hpp"
+
+#include <dmlref/ops/gather_nd1.hpp>
 
 namespace {
 
@@ -187,6 +187,10 @@ Outcome run_gather(const std::uint8_t* data, std::size_t size) {
         return ix_rank == R && dim < c.input.sizes.size() ? c.input.sizes[dim] : 1;
       },
       [&](const std::uint32_t* u) DMLREF_FUZZ_UNTRACED { return u[ix_rank - 1]; });
+
+  // Each tuple position has its own range: an element two positions share keeps the value
+  // written last, which may be out of range for the other position.
+  if (!injective(c.indices)) in.taint();
 
   const bool clean = !in.tainted();
   Outcome o = check_call(c, clean);

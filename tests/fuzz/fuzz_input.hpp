@@ -26,13 +26,14 @@
 // Anything else (another exception, a crash, a sanitizer report, a mismatch) aborts: a defect.
 #pragma once
 
+#include <dmlref/dmlref.hpp>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dmlref/dmlref.hpp>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -50,8 +51,7 @@
 
 namespace dmlref::fuzz {
 
-// ---- defects
-// --------------------------------------------------------------------------------------
+// ---- defects ------------------------------------------------------------------------------------
 
 // Describes the call being checked, for the defect report (set by check_call; built only when a
 // defect is reported, so the common path formats no strings).
@@ -68,8 +68,7 @@ inline const std::function<std::string()>*& current_call() {
   std::abort();
 }
 
-// ---- the byte reader
-// ------------------------------------------------------------------------------
+// ---- the byte reader ----------------------------------------------------------------------------
 
 class Reader {
  public:
@@ -164,8 +163,7 @@ DMLREF_FUZZ_UNTRACED inline std::uint64_t hash_bytes(const std::uint8_t* data, s
   return h;
 }
 
-// ---- memory
-// ---------------------------------------------------------------------------------------
+// ---- memory -------------------------------------------------------------------------------------
 
 // Caps the bytes one buffer may take, so a description that asks for gigabytes gets a small
 // buffer (a T10 error) instead of exhausting memory.
@@ -292,8 +290,7 @@ inline IndexPolicy decode_index_policy(Reader& in) {
   return static_cast<IndexPolicy>(2 + b % 4);  // InvalidOption
 }
 
-// ---- decoding one tensor
-// --------------------------------------------------------------------------
+// ---- decoding one tensor ------------------------------------------------------------------------
 
 inline std::uint32_t saturate32(std::uint64_t v) {
   return v > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<std::uint32_t>(v);
@@ -502,8 +499,7 @@ inline std::uint32_t decode_axis(Reader& in, std::uint32_t rank) {
   return b < 128 ? rank + b % 3 : kBad[b % std::size(kBad)];
 }
 
-// ---- index values
-// ---------------------------------------------------------------------------------
+// ---- index values -------------------------------------------------------------------------------
 
 // Calls f(c) for every coordinate of sizes[0..rank) in row-major order, without the library.
 template <class F>
@@ -691,6 +687,26 @@ DMLREF_FUZZ_UNTRACED void write_indices(World& world, const FuzzTensor& t,
   });
 }
 
+// True when no two coordinates of `t` share an element (false as well when `t` is too large to
+// tell cheaply). Index values are written per coordinate, so a tensor that repeats an element
+// keeps only the last value written there: valid for that coordinate, maybe not for the others.
+DMLREF_FUZZ_UNTRACED inline bool injective(const FuzzTensor& t) {
+  if (!t.has_strides) return true;
+  if (t.sizes.empty() || t.sizes.size() > kMaxRank) return false;
+  std::uint64_t count = 1;
+  for (std::uint32_t s : t.sizes) count *= s;
+  if (count > (std::uint64_t{1} << 16)) return false;
+  std::vector<std::uint64_t> offsets;
+  offsets.reserve(count);
+  odometer(t.sizes.size(), t.sizes.data(), [&](const std::uint32_t* c) DMLREF_FUZZ_UNTRACED {
+    std::uint64_t off = 0;
+    for (std::size_t d = 0; d < t.sizes.size(); ++d) off += std::uint64_t{c[d]} * t.strides[d];
+    offsets.push_back(off);
+  });
+  std::sort(offsets.begin(), offsets.end());
+  return std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end();
+}
+
 // The value an index selects after the negative-index rule, or nullopt when outside [0, n).
 DMLREF_FUZZ_UNTRACED inline std::optional<std::uint64_t> normalize(DataType type, std::uint64_t raw,
                                                                    std::uint64_t n) {
@@ -707,8 +723,7 @@ DMLREF_FUZZ_UNTRACED inline std::uint64_t clamp(DataType type, std::uint64_t raw
   return is_signed_index(type) && static_cast<std::int64_t>(raw) < 0 ? 0 : n - 1;
 }
 
-// ---- the independent model's view of a tensor
-// -----------------------------------------------------
+// ---- the independent model's view of a tensor ---------------------------------------------------
 
 // A tensor in a World, addressed with the spec's arithmetic alone (T5, T6): no dmlref::Layout.
 struct Geo {
@@ -752,8 +767,7 @@ DMLREF_FUZZ_UNTRACED inline void copy_element(const Geo& to, const std::uint32_t
   std::memcpy(to.at(to_c), from.at(from_c), to.eb);
 }
 
-// ---- the independent rule check of an accepted call
-// -----------------------------------------------
+// ---- the independent rule check of an accepted call ---------------------------------------------
 
 // [first byte, one past the last) a validated tensor addresses in `w` (strides are unsigned).
 struct ByteRange {
@@ -842,8 +856,7 @@ inline void check_accepted_call(std::span<const FuzzTensor* const> tensors, cons
   }
 }
 
-// ---- the driver
-// ------------------------------------------------------------------------------------
+// ---- the driver ---------------------------------------------------------------------------------
 
 struct Outcome {
   bool valid = false;
@@ -999,8 +1012,7 @@ Outcome check_call(const Call& call, bool clean) {
   return {true, signature};
 }
 
-// ---- entry points: libFuzzer, the seed generator, the seed check
-// -----------------------------------
+// ---- entry points: libFuzzer, the seed generator, the seed check --------------------------------
 
 using RunFn = Outcome (*)(const std::uint8_t*, std::size_t);
 

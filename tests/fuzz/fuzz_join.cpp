@@ -2,9 +2,9 @@
 // The shapes are derived from each other so most calls get past validation: every input copies
 // the output's sizes except on Axis, and the inputs' Axis sizes sum to the output's. Now and then
 // one input is the first one bound twice (same description, same buffer), which is valid.
-#include <dmlref/ops/join.hpp>
-
 #include "fuzz_input.hpp"
+
+#include <dmlref/ops/join.hpp>
 
 namespace {
 

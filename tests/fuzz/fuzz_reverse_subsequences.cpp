@@ -3,9 +3,9 @@
 // has the input's sizes, the lengths too except 1 on Axis, often broadcast. Every length is valid
 // (longer ones clamp to the Axis size), so lengths range over 0 .. n + 1 and the extremes (2^32 + k
 // must not truncate to k). Now and then the input and the lengths share one block: valid.
-#include <dmlref/ops/reverse_subsequences.hpp>
-
 #include "fuzz_input.hpp"
+
+#include <dmlref/ops/reverse_subsequences.hpp>
 
 namespace {
 

@@ -4,9 +4,9 @@
 // values are mostly reduced modulo the Axis size, sometimes negative, sometimes out of range or
 // extreme (SC8), sometimes distinct along Axis so DuplicatePolicy::Reject accepts them. Now and
 // then the updates are the input bound twice, or two inputs share one block: both valid.
-#include <dmlref/ops/scatter.hpp>
-
 #include "fuzz_input.hpp"
+
+#include <dmlref/ops/scatter.hpp>
 
 namespace {
 

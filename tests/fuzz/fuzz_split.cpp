@@ -2,9 +2,9 @@
 // The shapes are derived from each other so most calls get past validation: every output copies
 // the input's sizes except on Axis, and the outputs' Axis sizes sum to the input's. Aliasing puts
 // an output into the input's or another output's block (T13 unless it lands past it).
-#include <dmlref/ops/split.hpp>
-
 #include "fuzz_input.hpp"
+
+#include <dmlref/ops/split.hpp>
 
 namespace {
 
