@@ -118,7 +118,7 @@ void bm_run_length(benchmark::State& state, std::size_t memcpy_min_run_bytes) {
   for (auto _ : state) {
     // Planned inside the loop, as strided_copy does on every call.
     const auto plan = dmlref::detail::make_copy_plan(dst_layout.size_span(), strides);
-    dmlref::detail::copy_with_plan(plan, src.as<T>(), out, memcpy_min_run_bytes);
+    dmlref::detail::copy_with_plan(plan, src.as<T>(), out, false, memcpy_min_run_bytes);
     benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }

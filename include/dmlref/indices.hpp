@@ -2,7 +2,9 @@
 // count from the end, and an index outside [0, n) is an error unless the caller opts in to clamping.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -18,20 +20,68 @@ enum class IndexPolicy : std::uint8_t {
   Clamp,
 };
 
+// The negative-index rule without the range check, for loops that test every index: the result
+// is below n exactly when the index is legal (in [-n, n) signed, [0, n) unsigned), and then it is
+// the element the index selects. -1 is n - 1; a value below -n wraps modulo 2^64 to n or more
+// (INT64_MIN included: n < 2^63), as does any value of n or more. No branch, so a check or a
+// gather loop over it vectorises.
+template <IndexElement I>
+constexpr std::uint64_t wrap_index(I value, std::uint64_t n) noexcept {
+  const auto u = static_cast<std::uint64_t>(value);
+  if constexpr (std::is_signed_v<I>) {
+    return u + (value < 0 ? n : 0);
+  } else {
+    return u;
+  }
+}
+
 // The index after the negative-index rule, or nullopt when it is outside [0, n).
 template <IndexElement I>
 constexpr std::optional<std::uint64_t> normalize_index(I value, std::uint64_t n) noexcept {
+  const std::uint64_t k = wrap_index(value, n);
+  if (k >= n) return std::nullopt;
+  return k;
+}
+
+// The legal indices of a dimension of n >= 1 elements as bounds in I itself: v is legal exactly
+// when lo <= v <= hi (the negative-index rule included: lo is -n, or I's minimum when n is
+// larger). A loop checking many indices compares in their own width, which vectorises where a
+// 64-bit compare would not (baseline x86-64 has no 64-bit vector compare).
+template <IndexElement I>
+struct IndexBounds {
+  I lo;
+  I hi;
+  constexpr bool contains(I v) const noexcept { return !(v < lo) & !(v > hi); }
+};
+
+template <IndexElement I>
+constexpr IndexBounds<I> legal_index_bounds(std::uint64_t n) noexcept {
+  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<I>::max());
+  const I hi = static_cast<I>(std::min(n - 1, max));
   if constexpr (std::is_signed_v<I>) {
-    if (value < 0) {
-      // -1 is the last element; -n the first. Compare in unsigned to avoid overflow at INT64_MIN.
-      const std::uint64_t magnitude = 0 - static_cast<std::uint64_t>(value);
-      if (magnitude > n) return std::nullopt;
-      return n - magnitude;
+    // -n fits in I when n <= max + 1 (= |min|); otherwise every negative value of I is legal.
+    const I lo = n - 1 <= max ? static_cast<I>(-static_cast<std::int64_t>(n - 1) - 1)
+                              : std::numeric_limits<I>::min();
+    return {lo, hi};
+  } else {
+    return {0, hi};
+  }
+}
+
+// True when each of the n indices run[i * step] lies within `bounds`: the inner loop of the SC8
+// and G10 passes. An integer AND of the tests, and a unit-stride loop of its own: both vectorise.
+template <IndexElement I>
+bool all_indices_legal(const I* run, std::int64_t step, std::uint64_t n,
+                       IndexBounds<I> bounds) noexcept {
+  unsigned good = 1;
+  if (step == 1) {
+    for (std::uint64_t i = 0; i < n; ++i) good &= bounds.contains(run[i]);
+  } else {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      good &= bounds.contains(run[static_cast<std::int64_t>(i) * step]);
     }
   }
-  const auto u = static_cast<std::uint64_t>(value);
-  if (u >= n) return std::nullopt;
-  return u;
+  return good != 0;
 }
 
 // Clamping policy: the negative-index rule first, then clamp into [0, n-1] (n >= 1).

@@ -17,8 +17,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <type_traits>
+
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#endif
 
 #include "dmlref/error.hpp"
 #include "dmlref/layout.hpp"
@@ -120,6 +125,20 @@ void for_each_run(const CopyPlan& plan, F&& f) {
   }
   if (plan.rank == 0) return;
   std::array<std::int64_t, N> offsets{};
+  if (plan.rank <= 2) {
+    // One outer dimension (the common case after merging): a plain counted loop, which the
+    // compiler can unroll, instead of the carry logic below.
+    // The steps live in locals: f's stores may alias the plan as far as the compiler knows
+    // (memcpy), and would otherwise force a reload of every stride on every run.
+    const std::uint64_t runs = plan.rank == 2 ? plan.sizes[0] : 1;
+    std::array<std::int64_t, N> step;
+    for (std::size_t k = 0; k < N; ++k) step[k] = plan.strides[k][0];
+    for (std::uint64_t i = 0; i < runs; ++i) {
+      f(static_cast<const std::array<std::int64_t, N>&>(offsets));
+      for (std::size_t k = 0; k < N; ++k) offsets[k] += step[k];
+    }
+    return;
+  }
   const std::uint32_t outer = plan.rank - 1;
   std::array<std::uint64_t, kMaxRank> c{};
   for (;;) {
@@ -138,6 +157,21 @@ void for_each_run(const CopyPlan& plan, F&& f) {
       for (std::size_t k = 0; k < N; ++k) offsets[k] -= back * plan.strides[k][d];
     }
   }
+}
+
+// How far ahead a loop over data-dependent places (GATHER_ND1's slices) prefetches, in tuples.
+inline constexpr std::uint64_t kPrefetchTuples = 8;
+
+// Asks the cache for the `bytes` bytes from `p`, one request per 64-byte line. A hint only: it
+// never faults, so it is safe on any address the caller is about to read.
+inline void prefetch_bytes(const void* p, std::uint64_t bytes) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  const auto* c = static_cast<const char*>(p);
+  for (std::uint64_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i);
+#else
+  (void)p;
+  (void)bytes;
+#endif
 }
 
 // The unsigned integer an element's bits travel in.
@@ -199,6 +233,55 @@ inline void copy_bytes_short(void* dst, const void* src, std::size_t bytes) noex
   }
 }
 
+// Copies totalling at least this many bytes write their long runs with non-temporal (streaming)
+// stores: a destination this much larger than any cache would only evict everything else, and
+// streaming skips reading each destination line before writing it (a third of the memory traffic
+// of a copy). glibc's memcpy switches the same way above a threshold derived from the cache size
+// (192 MiB on the benchmark machine); block copies of many runs never reach it on their own.
+inline constexpr std::uint64_t kStreamMinBytes = std::uint64_t{64} << 20;
+
+// Runs shorter than this stay on ordinary stores even in a streaming copy: a streamed line that
+// is only partly written costs more than it saves.
+inline constexpr std::uint64_t kStreamMinRunBytes = 256;
+
+// memcpy(dst, src, bytes) for non-overlapping ranges, writing with non-temporal stores where the
+// target has them (x86-64: SSE2 movntdq on the 16-byte aligned middle, ordinary copies for the
+// ends). The caller issues stream_fence() before anyone else may read the destination.
+inline void copy_bytes_streaming(void* dst, const void* src, std::size_t bytes) noexcept {
+#if defined(__SSE2__) || defined(_M_X64)
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(d) % 16;
+  const std::size_t head = std::min(bytes, misalign == 0 ? std::size_t{0} : 16 - misalign);
+  std::memcpy(d, s, head);
+  std::size_t i = head;
+  for (; i + 64 <= bytes; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 32));
+    const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 48), e);
+  }
+  for (; i + 16 <= bytes; i += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+  }
+  std::memcpy(d + i, s + i, bytes - i);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+// Orders the streaming stores before everything after it (they are weakly ordered otherwise).
+inline void stream_fence() noexcept {
+#if defined(__SSE2__) || defined(_M_X64)
+  _mm_sfence();
+#endif
+}
+
 // dst[i] = src[i] for i in [0, n): a contiguous run too short for memcpy's call to pay off.
 template <class T>
 void copy_run_contiguous_short(const T* src, T* dst, std::uint64_t n) noexcept {
@@ -218,11 +301,56 @@ void copy_run_broadcast(const T* src, T* dst, std::int64_t dst_stride, std::uint
   }
 }
 
+// The plain form of copy_run_reversed below, and its tail: dst[i] = src[n - 1 - i], i in [0, n).
+template <class T>
+void copy_run_reversed_elements(const T* src, T* dst, std::uint64_t n) noexcept {
+  for (std::uint64_t i = 0; i < n; ++i) store_bits(dst + i, load_bits(src + (n - 1 - i)));
+}
+
+#if defined(__SSE2__) || defined(_M_X64)
+// The 16 bytes of `v` as 16 / Bytes elements in reverse order. SSE2 only (baseline x86-64): no
+// byte shuffle, so 1- and 2-byte elements are reversed in steps (swap the bytes of each 16-bit
+// lane, reverse the lanes within each 64-bit half, swap the halves).
+template <std::size_t Bytes>
+inline __m128i reverse_elements_16(__m128i v) noexcept {
+  if constexpr (Bytes == 1) v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+  if constexpr (Bytes <= 2) {
+    v = _mm_shufflelo_epi16(v, _MM_SHUFFLE(0, 1, 2, 3));
+    v = _mm_shufflehi_epi16(v, _MM_SHUFFLE(0, 1, 2, 3));
+    return _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2));
+  } else if constexpr (Bytes == 4) {
+    return _mm_shuffle_epi32(v, _MM_SHUFFLE(0, 1, 2, 3));
+  } else {
+    return _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2));
+  }
+}
+#endif
+
 // dst[i] = src[n - 1 - i] for i in [0, n): a contiguous run copied reversed, the inner step of
-// REVERSE_SUBSEQUENCES. src and dst point at the first element of each contiguous run.
+// REVERSE_SUBSEQUENCES. src and dst point at the first element of each contiguous run. On x86-64
+// 16 bytes move at a time, reversed in a register; the element loop finishes the tail (and is
+// the whole of it elsewhere). Shuffles move bits, never through a float register.
 template <class T>
 void copy_run_reversed(const T* src, T* dst, std::uint64_t n) noexcept {
-  for (std::uint64_t i = 0; i < n; ++i) store_bits(dst + i, load_bits(src + (n - 1 - i)));
+#if defined(__SSE2__) || defined(_M_X64)
+  constexpr std::uint64_t kLanes = 16 / sizeof(T);
+  std::uint64_t i = 0;
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {  // two registers per step: loads overlap
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + (n - i - kLanes)));
+    const __m128i lo =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + (n - i - 2 * kLanes)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), reverse_elements_16<sizeof(T)>(hi));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i + kLanes),
+                     reverse_elements_16<sizeof(T)>(lo));
+  }
+  for (; i + kLanes <= n; i += kLanes) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + (n - i - kLanes)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), reverse_elements_16<sizeof(T)>(v));
+  }
+  copy_run_reversed_elements(src, dst + i, n - i);
+#else
+  copy_run_reversed_elements(src, dst, n);
+#endif
 }
 
 // dst[i * dst_stride] = src[i * src_stride] for i in [0, n), choosing the fastest way per run:
@@ -245,39 +373,179 @@ void copy_run(const T* src, std::int64_t src_stride, T* dst, std::int64_t dst_st
   }
 }
 
+// Moves every run of a two-operand plan whose runs are contiguous in both operands and exactly
+// Bytes long (ElementSize-byte elements). The size is a constant, so each run compiles to one or
+// two register moves with no size dispatch: the narrow blocks of a JOIN or SPLIT along the last
+// axis. Bytes, not T, parameterises it, so all types of one size share the code.
+template <std::size_t Bytes, std::size_t ElementSize>
+void copy_fixed_runs(const CopyPlan& plan, const unsigned char* src, unsigned char* dst) noexcept {
+  // Captured by value, like every hot lambda here: a reference capture would be reloaded after
+  // each memcpy store, which the compiler must assume can alias it.
+  for_each_run<2>(plan, [src, dst](const std::array<std::int64_t, 2>& o) {
+    std::memcpy(dst + o[1] * static_cast<std::int64_t>(ElementSize),
+                src + o[0] * static_cast<std::int64_t>(ElementSize), Bytes);
+  });
+}
+
+// copy_fixed_runs for the common short run lengths; false when `bytes` is not one of them.
+template <std::size_t ElementSize>
+bool copy_fixed_runs_if_common(const CopyPlan& plan, const void* src, void* dst,
+                               std::size_t bytes) noexcept {
+  const auto* s = static_cast<const unsigned char*>(src);
+  auto* d = static_cast<unsigned char*>(dst);
+  switch (bytes) {
+    case 2: copy_fixed_runs<2, ElementSize>(plan, s, d); return true;
+    case 4: copy_fixed_runs<4, ElementSize>(plan, s, d); return true;
+    case 8: copy_fixed_runs<8, ElementSize>(plan, s, d); return true;
+    case 12: copy_fixed_runs<12, ElementSize>(plan, s, d); return true;
+    case 16: copy_fixed_runs<16, ElementSize>(plan, s, d); return true;
+    case 24: copy_fixed_runs<24, ElementSize>(plan, s, d); return true;
+    case 32: copy_fixed_runs<32, ElementSize>(plan, s, d); return true;
+    case 48: copy_fixed_runs<48, ElementSize>(plan, s, d); return true;
+    case 64: copy_fixed_runs<64, ElementSize>(plan, s, d); return true;
+    default: return false;
+  }
+}
+
 // Executes a two-operand plan (operand 0 the source, 1 the destination) over base pointers. The
-// kind of inner run is chosen once, outside the outer walk, so each walk's body is one tight loop.
+// kind of inner run is chosen once, outside the outer walk, so each walk's body is one tight loop;
+// its lambda captures by value, so no memcpy store forces a reload of the pointers.
+// `stream` asks for streaming stores on runs of kStreamMinRunBytes or more (the caller decides,
+// from the size of its whole copy; see kStreamMinBytes), fenced before returning.
 // `memcpy_min_run_bytes` exists for the benchmark that picks kMemcpyMinRunBytes.
 template <class T>
-void copy_with_plan(const CopyPlan& plan, const T* src, T* dst,
+void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
                     std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
   static_assert(std::is_trivially_copyable_v<T>);
   const std::uint64_t n = plan.inner_size();
   const std::int64_t ss = plan.inner_stride(0);
   const std::int64_t ds = plan.inner_stride(1);
-  if (ss == 1 && ds == 1 && n * sizeof(T) >= memcpy_min_run_bytes) {
+  if (ss == 1 && ds == 1 && stream && n * sizeof(T) >= kStreamMinRunBytes) {
     const std::size_t bytes = n * sizeof(T);
-    for_each_run<2>(plan, [&](const std::array<std::int64_t, 2>& o) {
+    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
+      copy_bytes_streaming(static_cast<void*>(dst + o[1]), src + o[0], bytes);
+    });
+    stream_fence();
+  } else if (ss == 1 && ds == 1 && n * sizeof(T) >= memcpy_min_run_bytes) {
+    const std::size_t bytes = n * sizeof(T);
+    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       std::memcpy(static_cast<void*>(dst + o[1]), src + o[0], bytes);
     });
   } else if (ss == 1 && ds == 1) {
-    for_each_run<2>(plan, [&](const std::array<std::int64_t, 2>& o) {
+    if (copy_fixed_runs_if_common<sizeof(T)>(plan, src, static_cast<void*>(dst), n * sizeof(T))) {
+      return;
+    }
+    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       copy_run_contiguous_short(src + o[0], dst + o[1], n);
     });
   } else if (ss == 0) {
-    for_each_run<2>(plan, [&](const std::array<std::int64_t, 2>& o) {
+    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       copy_run_broadcast(src + o[0], dst + o[1], ds, n);
     });
   } else if (ss == -1 && ds == 1) {
     // The run's source starts at its highest address; copy_run_reversed wants the lowest.
     const auto back = static_cast<std::int64_t>(n - 1);
-    for_each_run<2>(plan, [&](const std::array<std::int64_t, 2>& o) {
+    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       copy_run_reversed(src + (o[0] - back), dst + o[1], n);
     });
   } else {
-    for_each_run<2>(plan, [&](const std::array<std::int64_t, 2>& o) {
+    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       copy_run_strided(src + o[0], ss, dst + o[1], ds, n);
     });
+  }
+}
+
+// Plans and runs the copy of `src` to `dst` (same Sizes; the caller checked them), streaming
+// when `stream` says so (by default: when the copy is kStreamMinBytes or more).
+template <class T>
+void copy_view(const TensorView<const T>& src, const TensorView<T>& dst,
+               std::optional<bool> stream = std::nullopt) {
+  const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{src.layout().strides,
+                                                                 dst.layout().strides};
+  const bool streaming = stream.value_or(dst.element_count() * sizeof(T) >= kStreamMinBytes);
+  copy_with_plan(make_copy_plan(dst.layout().size_span(), strides), src.data(), dst.data(),
+                 streaming);
+}
+
+// One block of a multi-block copy: `src` copied to `dst`, both over dst's Sizes. JOIN's blocks
+// are its inputs and their places in the output; SPLIT's, the input's parts and its outputs.
+template <class T>
+struct BlockCopy {
+  TensorView<const T> src;
+  TensorView<T> dst;
+};
+
+// The destination bytes one slab of copy_blocks covers, over all blocks. Large enough that
+// planning each block once per slab is noise; small enough that the cache lines a slab shares
+// between blocks (partly written by one block, completed by the next) are still in the L2.
+inline constexpr std::uint64_t kSlabBytes = 16 * 1024;
+
+// Copies every block, with the result of copy_view on each in turn; the blocks must not overlap
+// one another's destinations. Dimensions [0, shared_dims) have the same size in every block.
+// Copied one after the other, blocks whose rows interleave in memory (a JOIN or SPLIT along an
+// inner axis) would each sweep the whole shared tensor: with narrow rows every cache line is
+// fetched once per block. So when one step of a shared dimension covers at most kSlabBytes of
+// all blocks together, the copy goes slab by slab (a range of that dimension, each block's part
+// of it in turn) and each line is fetched about once.
+// `slab_bytes` exists for the tests, which shrink it so small shapes take the slab path too.
+template <class T>
+void copy_blocks(std::span<const BlockCopy<T>> blocks, std::uint32_t shared_dims,
+                 std::uint64_t slab_bytes = kSlabBytes) {
+  // Streaming is decided once, from all blocks together: each slab is small, the whole is not.
+  std::uint64_t total_bytes = 0;
+  for (const BlockCopy<T>& b : blocks) total_bytes += b.dst.element_count() * sizeof(T);
+  const bool stream = total_bytes >= kStreamMinBytes;
+  const auto copy_all = [&] {
+    for (const BlockCopy<T>& b : blocks) copy_view(b.src, b.dst, stream);
+  };
+  if (blocks.size() < 2 || shared_dims == 0) return copy_all();
+  const TensorView<T>& first = blocks[0].dst;
+  const std::uint32_t rank = first.rank();
+  // The outermost shared dimension t one step of which, over all blocks, fits in a slab.
+  std::uint32_t t = 0;
+  std::uint64_t step_bytes = 0;
+  for (; t < shared_dims; ++t) {
+    step_bytes = 0;
+    for (const BlockCopy<T>& b : blocks) {
+      std::uint64_t below = sizeof(T);
+      for (std::uint32_t d = t + 1; d < rank; ++d) below *= b.dst.size(d);
+      step_bytes += below;
+    }
+    if (step_bytes <= slab_bytes) break;
+  }
+  if (t == shared_dims || step_bytes == 0) return copy_all();  // blocks as wide as a slab
+  const std::uint64_t rows = std::max<std::uint64_t>(1, slab_bytes / step_bytes);
+  std::uint64_t prefix = 1;  // the coordinates of the dimensions outside t
+  for (std::uint32_t d = 0; d < t; ++d) prefix *= first.size(d);
+  if (prefix == 1 && rows >= first.size(t)) return copy_all();  // one slab: nothing to gain
+
+  Coord c{};
+  for (std::uint64_t p = 0; p < prefix; ++p) {
+    std::uint64_t q = p;  // c[0, t) from p, row-major
+    for (std::uint32_t d = t; d-- > 0;) {
+      c[d] = static_cast<std::uint32_t>(q % first.size(d));
+      q /= first.size(d);
+    }
+    for (std::uint64_t begin = 0; begin < first.size(t); begin += rows) {
+      const auto count =
+          static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, first.size(t) - begin));
+      for (const BlockCopy<T>& b : blocks) {
+        Layout src = b.src.layout();
+        Layout dst = b.dst.layout();
+        std::int64_t src_offset = 0;
+        std::int64_t dst_offset = 0;
+        for (std::uint32_t d = 0; d < t; ++d) {
+          src_offset += static_cast<std::int64_t>(c[d]) * src.strides[d];
+          dst_offset += static_cast<std::int64_t>(c[d]) * dst.strides[d];
+          src.sizes[d] = dst.sizes[d] = 1;
+        }
+        src_offset += static_cast<std::int64_t>(begin) * src.strides[t];
+        dst_offset += static_cast<std::int64_t>(begin) * dst.strides[t];
+        src.sizes[t] = dst.sizes[t] = count;
+        copy_view(TensorView<const T>(b.src.data() + src_offset, src),
+                  TensorView<T>(b.dst.data() + dst_offset, dst), stream);
+      }
+    }
   }
 }
 
@@ -306,10 +574,7 @@ template <class T>
   requires(!std::is_const_v<T>)
 void strided_copy(std::type_identity_t<TensorView<const T>> src, TensorView<T> dst) {
   detail::check_copy_sizes("strided_copy", src, dst);
-  const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{src.layout().strides,
-                                                                 dst.layout().strides};
-  const detail::CopyPlan plan = detail::make_copy_plan(dst.layout().size_span(), strides);
-  detail::copy_with_plan(plan, src.data(), dst.data());
+  detail::copy_view<T>(src, dst);
 }
 
 // The golden definition strided_copy is tested against: the plain coordinate loop, one element at

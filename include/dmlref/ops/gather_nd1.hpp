@@ -65,16 +65,6 @@ namespace detail {
 
 inline constexpr std::string_view kGatherNd1Name = "GATHER_ND1";
 
-// "[0,1,0]": a coordinate as the G10 message names it.
-inline std::string gather_nd1_coordinate_string(const Coord& c, std::uint32_t rank) {
-  std::string s = "[";
-  for (std::uint32_t d = 0; d < rank; ++d) {
-    if (d != 0) s += ',';
-    s += std::to_string(c[d]);
-  }
-  return s + "]";
-}
-
 inline void check_gather_nd1_options(const GatherNd1Options& options) {
   if (options.index_policy != IndexPolicy::Error && options.index_policy != IndexPolicy::Clamp) {
     fail(ErrorCode::InvalidOption, kGatherNd1Name, ": index_policy is ",
@@ -219,87 +209,58 @@ void check_gather_nd1_indices_by_coordinate(TensorView<const I> indices, const L
     const I value = indices[u];
     if (!normalize_index(value, n)) {
       fail(ErrorCode::G10, kGatherNd1Name, ": IndicesTensor",
-           gather_nd1_coordinate_string(u, rank), " is ", value, " but InputTensor.Sizes[", dim,
+           coordinate_string(u, rank), " is ", value, " but InputTensor.Sizes[", dim,
            "] is ", n, "; indices must lie in ", legal_index_range<I>(n));
     }
   });
 }
 
-// The one pass over the indices: G10 (under IndexPolicy::Error) and, when `offsets` is not null,
-// each tuple's input element offset (batch coordinates and the m indexed coordinates; the slice
-// starts there), one per tuple in row-major order of the tuples. Under IndexPolicy::Clamp it
-// clamps instead of checking. The tuples are walked with the strided-copy core's planner, so the
-// walk costs one add per tuple rather than a coordinate's offset. Throws before `offsets` is used,
-// so nothing is written when an index is bad.
+// The tuple grid (IndicesTensor without its last dimension) as one plan over three operands:
+// 0 the tuple's first index, 1 the input offset of its batch coordinates (indices dimension
+// R - q + j is input dimension R - r + j), 2 the output offset of its slice (tuple dimension i is
+// output dimension `lead` + i). Planned with the strided-copy core, so walking it costs one add
+// per tuple and operand.
+// `output` may be null (a pass that writes nothing): its operand's strides are then 0.
 template <IndexElement I>
-void gather_nd1_index_pass(TensorView<const I> indices, const Layout& input, std::uint32_t r,
-                           std::uint32_t q, std::uint32_t b, IndexPolicy policy,
-                           std::int64_t* offsets) {
+CopyPlan gather_nd1_tuple_plan(const TensorView<const I>& indices, const Layout& input,
+                               const Layout* output, std::uint32_t r, std::uint32_t q,
+                               std::uint32_t b, std::uint32_t lead) {
   const std::uint32_t rank = indices.rank();
-  const std::uint32_t m = indices.size(rank - 1);
-  const std::uint32_t first = rank - r + b;
-  // The tuple grid is IndicesTensor without its last dimension. Operand 0 walks the indices,
-  // operand 1 the input's batch dimensions (indices dimension R - q + j is input's R - r + j).
-  std::array<std::array<std::int64_t, kMaxRank>, 2> strides{};
+  std::array<std::array<std::int64_t, kMaxRank>, 3> strides{};
   for (std::uint32_t d = 0; d + 1 < rank; ++d) strides[0][d] = indices.stride(d);
   for (std::uint32_t j = 0; j < b; ++j) strides[1][rank - q + j] = input.strides[rank - r + j];
-  const CopyPlan grid = make_copy_plan(indices.layout().size_span().first(rank - 1), strides);
-  std::array<std::uint64_t, kMaxRank> dim_size{};
-  std::array<std::int64_t, kMaxRank> dim_stride{};
-  for (std::uint32_t j = 0; j < m; ++j) {
-    dim_size[j] = input.sizes[first + j];
-    dim_stride[j] = input.strides[first + j];
+  for (std::uint32_t i = 0; output != nullptr && i + 1 < q; ++i) {
+    strides[2][rank - q + i] = output->strides[lead + i];
   }
-  const I* ix = indices.data();
-  const std::int64_t tuple_step = indices.stride(rank - 1);
-  const std::uint64_t n = grid.inner_size();
-  const std::int64_t s0 = grid.inner_stride(0);
-  const std::int64_t s1 = grid.inner_stride(1);
-  const bool clamp = policy == IndexPolicy::Clamp;
-  bool bad = false;
-  std::int64_t* out = offsets;
-  // The run works on locals: its offset stores could otherwise alias the captured strides.
-  for_each_run<2>(grid, [&](const std::array<std::int64_t, 2>& o) {
-    const I* const first_tuple = ix + o[0];
-    const std::int64_t base = o[1];
-    const std::uint64_t count = n;
-    const std::uint32_t coords = m;
-    const std::int64_t step0 = s0, step1 = s1, coord_step = tuple_step;
-    const std::array<std::uint64_t, kMaxRank> sizes = dim_size;
-    const std::array<std::int64_t, kMaxRank> steps = dim_stride;
-    std::int64_t* const dst = out;
-    bool run_bad = false;
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const auto ii = static_cast<std::int64_t>(i);
-      const I* tuple = first_tuple + ii * step0;
-      std::int64_t offset = base + ii * step1;
-      for (std::uint32_t j = 0; j < coords; ++j) {
-        const I value = tuple[static_cast<std::int64_t>(j) * coord_step];
-        std::uint64_t c;
-        if (clamp) {
-          c = clamp_index(value, sizes[j]);
-        } else {
-          const std::optional<std::uint64_t> k = normalize_index(value, sizes[j]);
-          run_bad = run_bad || !k;
-          c = k.value_or(0);
-        }
-        offset += static_cast<std::int64_t>(c) * steps[j];
-      }
-      if (dst != nullptr) dst[i] = offset;
-    }
-    if (dst != nullptr) out = dst + count;
-    bad = bad || run_bad;
-  });
-  if (bad) check_gather_nd1_indices_by_coordinate(indices, input, r, b);
+  return make_copy_plan(indices.layout().size_span().first(rank - 1), strides);
 }
 
-// G10, a pass of its own before any output byte is written: every index, after the negative-index
-// rule, lies in [0, n) with n the size of the input dimension it addresses. Clamping needs no pass.
+// G10, a pass of its own that reads every index once and writes nothing: under IndexPolicy::Error
+// every index must lie in the input dimension its tuple position addresses. Branch-free per index
+// and in the index type's own width (legal_index_bounds), so the common pass costs little; the
+// first bad index is then named by the coordinate walk above.
 template <IndexElement I>
 void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, std::uint32_t r,
                               std::uint32_t q, std::uint32_t b, IndexPolicy policy) {
-  if (policy == IndexPolicy::Clamp) return;
-  gather_nd1_index_pass(indices, input, r, q, b, policy, nullptr);
+  if (policy == IndexPolicy::Clamp) return;  // clamping gives every value a target
+  const std::uint32_t rank = indices.rank();
+  const std::uint32_t m = indices.size(rank - 1);
+  const std::uint32_t first = rank - r + b;
+  const CopyPlan grid = gather_nd1_tuple_plan(indices, input, nullptr, r, q, b, 0);
+  const I* const ix = indices.data();
+  const std::uint64_t n = grid.inner_size();
+  const std::int64_t tuple_step = grid.inner_stride(0);
+  const std::int64_t coord_step = indices.stride(rank - 1);
+  bool bad = false;
+  for (std::uint32_t j = 0; j < m && !bad; ++j) {
+    // One coordinate position at a time: its dimension size is a constant of the inner loop.
+    const IndexBounds<I> legal = legal_index_bounds<I>(input.sizes[first + j]);
+    const I* const column = ix + static_cast<std::int64_t>(j) * coord_step;
+    for_each_run<3>(grid, [&bad, column, legal, n, tuple_step](const auto& o) {
+      bad = bad || !all_indices_legal(column + o[0], tuple_step, n, legal);
+    });
+  }
+  if (bad) check_gather_nd1_indices_by_coordinate(indices, input, r, b);
 }
 
 // The golden loop: the spec's "Semantics", one output element at a time, over views that passed
@@ -332,27 +293,24 @@ void gather_nd1_reference(TensorView<const T> input, TensorView<const I> indices
   });
 }
 
-// The fast path, over views that passed validation except G10: the index pass (G10 and every
-// tuple's input offset, reading each index once), then one slice copy per tuple with the
-// strided-copy core, the slice (the k trailing dimensions) planned once for all tuples. Tuples
-// whose slice is one element (k = 0, or trailing sizes of 1) move that element directly.
+// The fast path, over views that passed validation except G10: the G10 pass (reads the indices,
+// writes nothing), then one walk over the tuples that turns each tuple into its input offset and
+// copies its slice there with the strided-copy core, the slice (the k trailing dimensions)
+// planned once for all tuples. Tuples whose slice is one element (k = 0, or trailing sizes of 1)
+// move that element directly; with one index per tuple too (the element-wise gather) the walk is
+// the bare indexed loop plus the negative-index rule. Every run copies what it uses into locals:
+// store_bits's and memcpy's stores may alias anything, so values read through a closure would be
+// reloaded after every element.
 template <class T, IndexElement I>
 void gather_nd1_fast(TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
                      std::uint32_t r, std::uint32_t q, std::uint32_t b, IndexPolicy policy) {
+  check_gather_nd1_indices(indices, input.layout(), r, q, b, policy);
   const std::uint32_t rank = output.rank();
   const std::uint32_t m = indices.size(rank - 1);
   const std::uint32_t k = r - b - m;
   const std::uint32_t lead = rank - ((q - 1) + k);  // output dimension lead + i is tuple dim i
-  const std::span<const std::uint32_t> grid_sizes =
-      indices.layout().size_span().subspan(rank - q, q - 1);
-  std::uint64_t tuple_count = 1;
-  for (std::uint32_t s : grid_sizes) tuple_count *= s;
-  std::vector<std::int64_t> offsets(tuple_count);
-  gather_nd1_index_pass(indices, input.layout(), r, q, b, policy, offsets.data());
-
-  std::array<std::array<std::int64_t, kMaxRank>, 1> grid_strides{};
-  for (std::uint32_t i = 0; i + 1 < q; ++i) grid_strides[0][i] = output.stride(lead + i);
-  const CopyPlan grid = make_copy_plan(grid_sizes, grid_strides);
+  const CopyPlan grid = gather_nd1_tuple_plan(indices, input.layout(), &output.layout(), r, q, b,
+                                              lead);
   std::array<std::array<std::int64_t, kMaxRank>, 2> slice_strides{};
   for (std::uint32_t s = 0; s < k; ++s) {
     slice_strides[0][s] = input.stride(rank - k + s);
@@ -360,51 +318,89 @@ void gather_nd1_fast(TensorView<const T> input, TensorView<const I> indices, Ten
   }
   const CopyPlan slice =
       make_copy_plan(input.layout().size_span().subspan(rank - k, k), slice_strides);
-
-  const T* in = input.data();
-  T* out = output.data();
-  const std::int64_t* next = offsets.data();
+  // Tuple position j indexes input dimension rank - r + b + j.
+  std::array<std::uint64_t, kMaxRank> dim_size{};
+  std::array<std::int64_t, kMaxRank> dim_stride{};
+  for (std::uint32_t j = 0; j < m; ++j) {
+    dim_size[j] = input.size(rank - r + b + j);
+    dim_stride[j] = input.stride(rank - r + b + j);
+  }
+  const T* const in = input.data();
+  T* const out = output.data();
+  const I* const ix = indices.data();
   const std::uint64_t n = grid.inner_size();
-  const std::int64_t os = grid.inner_stride(0);
-  // Each run copies what it uses into locals: store_bits's and memcpy's stores may alias
-  // anything, so values read through the closure would be reloaded after every element.
-  if (slice.rank == 1 && slice.sizes[0] == 1) {
-    for_each_run<1>(grid, [&](const std::array<std::int64_t, 1>& o) {
-      const T* const src = in;
-      T* const dst = out + o[0];
-      const std::int64_t* const offset = next;
-      const std::uint64_t count = n;
-      const std::int64_t step = os;
+  const std::int64_t ts = grid.inner_stride(0);
+  const std::int64_t bs = grid.inner_stride(1);
+  const std::int64_t os = grid.inner_stride(2);
+  const std::int64_t cs = indices.stride(rank - 1);
+  const bool clamp = policy == IndexPolicy::Clamp;
+  const bool one_element = slice.rank == 1 && slice.sizes[0] == 1;
+
+  if (one_element && m == 1 && !clamp) {
+    for_each_run<3>(grid, [=](const std::array<std::int64_t, 3>& o) {
+      const I* const t0 = ix + o[0];
+      const T* const src = in + o[1];
+      T* const dst = out + o[2];
+      const std::uint64_t count = n, size = dim_size[0];
+      const std::int64_t tstep = ts, bstep = bs, ostep = os, stride = dim_stride[0];
       for (std::uint64_t i = 0; i < count; ++i) {
-        store_bits(dst + static_cast<std::int64_t>(i) * step, load_bits(src + offset[i]));
+        const auto ii = static_cast<std::int64_t>(i);
+        const auto at = static_cast<std::int64_t>(wrap_index(t0[ii * tstep], size));
+        store_bits(dst + ii * ostep, load_bits(src + (ii * bstep + at * stride)));
       }
-      next = offset + count;
     });
+    return;
+  }
+  // Every other shape: copy_slice(src, dst) per tuple, after the tuple's offset. With `fetch`
+  // not 0, the first `fetch` bytes of the slice kPrefetchTuples ahead are prefetched: slices sit
+  // at data-dependent places in the input, which no hardware prefetcher predicts.
+  const auto walk = [&](const auto& copy_slice, std::uint64_t fetch) {
+    for_each_run<3>(grid, [&](const std::array<std::int64_t, 3>& o) {
+      const auto copy = copy_slice;
+      const I* const t0 = ix + o[0];
+      T* const d0 = out + o[2];
+      const std::int64_t base = o[1];
+      const std::uint64_t count = n, fetch_bytes = fetch;
+      const std::uint32_t coords = m;
+      const std::int64_t tstep = ts, bstep = bs, ostep = os, cstep = cs;
+      const std::array<std::uint64_t, kMaxRank> sizes = dim_size;
+      const std::array<std::int64_t, kMaxRank> steps = dim_stride;
+      const bool clamped = clamp;
+      const auto offset_of = [&](std::int64_t ii) {
+        const I* const tuple = t0 + ii * tstep;
+        std::int64_t offset = base + ii * bstep;
+        for (std::uint32_t j = 0; j < coords; ++j) {
+          const I value = tuple[static_cast<std::int64_t>(j) * cstep];
+          // Under IndexPolicy::Error the G10 pass proved wrap_index in range.
+          const std::uint64_t c =
+              clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
+          offset += static_cast<std::int64_t>(c) * steps[j];
+        }
+        return offset;
+      };
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const auto ii = static_cast<std::int64_t>(i);
+        if (fetch_bytes != 0 && i + kPrefetchTuples < count) {
+          prefetch_bytes(in + offset_of(ii + static_cast<std::int64_t>(kPrefetchTuples)),
+                         fetch_bytes);
+        }
+        copy(in + offset_of(ii), d0 + ii * ostep);
+      }
+    });
+  };
+  if (one_element) {
+    walk([](const T* src, T* dst) { store_bits(dst, load_bits(src)); }, 0);
   } else if (slice.rank == 1) {
     // One run per tuple: copy_run picks memcpy, the short copy or a strided loop by its length.
-    const std::uint64_t len = slice.sizes[0];
+    const std::uint64_t length = slice.sizes[0];
     const std::int64_t ss = slice.strides[0][0];
     const std::int64_t ds = slice.strides[1][0];
-    for_each_run<1>(grid, [&](const std::array<std::int64_t, 1>& o) {
-      const T* const src = in;
-      T* const dst = out + o[0];
-      const std::int64_t* const offset = next;
-      const std::uint64_t count = n, length = len;
-      const std::int64_t step = os, src_step = ss, dst_step = ds;
-      for (std::uint64_t i = 0; i < count; ++i) {
-        copy_run(src + offset[i], src_step, dst + static_cast<std::int64_t>(i) * step, dst_step,
-                 length);
-      }
-      next = offset + count;
-    });
+    // Prefetch contiguous slices of a few cache lines or more, up to 4 KiB of each.
+    const std::uint64_t bytes = length * sizeof(T);
+    const std::uint64_t fetch = ss == 1 && bytes >= 128 ? std::min<std::uint64_t>(bytes, 4096) : 0;
+    walk([=](const T* src, T* dst) { copy_run(src, ss, dst, ds, length); }, fetch);
   } else {
-    for_each_run<1>(grid, [&](const std::array<std::int64_t, 1>& o) {
-      const std::int64_t* const offset = next;
-      for (std::uint64_t i = 0; i < n; ++i) {
-        copy_with_plan(slice, in + offset[i], out + (o[0] + static_cast<std::int64_t>(i) * os));
-      }
-      next = offset + n;
-    });
+    walk([&slice](const T* src, T* dst) { copy_with_plan(slice, src, dst); }, 0);
   }
 }
 

@@ -340,20 +340,22 @@ inline void run_join_reference(const BoundJoin& bound) {
 
 // The fast path: each input is one strided copy into its block of the output, the sub-view that
 // starts base_i elements along Axis (the output's pointer plus base_i * Strides[Axis]) and has the
-// input's Sizes. The shared core plans each copy, merging whatever is contiguous in both. Same
-// preconditions as join_reference.
+// input's Sizes. The shared core copies the blocks (slab by slab when their rows interleave),
+// merging whatever is contiguous. Same preconditions as join_reference.
 template <class T>
 void join_fast(std::span<const TensorView<const T>> inputs, const TensorView<T>& output,
-               std::uint32_t axis) {
+               std::uint32_t axis, std::uint64_t slab_bytes = kSlabBytes) {
   const std::int64_t axis_stride = output.stride(axis);
+  std::vector<BlockCopy<T>> blocks;
+  blocks.reserve(inputs.size());
   std::int64_t base = 0;
   for (const TensorView<const T>& input : inputs) {
-    const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{input.layout().strides,
-                                                                   output.layout().strides};
-    copy_with_plan(make_copy_plan(input.layout().size_span(), strides), input.data(),
-                   output.data() + base * axis_stride);
+    Layout place = output.layout();
+    place.sizes[axis] = input.size(axis);
+    blocks.push_back({input, TensorView<T>(output.data() + base * axis_stride, place)});
     base += input.size(axis);
   }
+  copy_blocks<T>(blocks, axis, slab_bytes);
 }
 
 inline void run_join_fast(const BoundJoin& bound) {

@@ -158,7 +158,8 @@ void reverse_subsequences_reference(TensorView<const T> input,
 // The fast path, from the shared core: one plan over every dimension but Axis (its size set to 1,
 // which the plan drops) for the three operands input, lengths and output. Each point of that plan
 // is one subsequence: read its length L, clamp it, copy the first L elements reversed and the
-// rest unchanged. Same preconditions as the golden loop above.
+// rest unchanged (or, when subsequences lie side by side, all of them one Axis position at a
+// time). Same preconditions as the golden loop above.
 template <class T, SequenceLengthElement L>
 void reverse_subsequences_fast(TensorView<const T> input, TensorView<const L> sequence_lengths,
                                TensorView<T> output, std::uint32_t axis) {
@@ -179,6 +180,37 @@ void reverse_subsequences_fast(TensorView<const T> input, TensorView<const L> se
   const L* lengths = sequence_lengths.data();
   T* out = output.data();
   const bool unit = in_step == 1 && out_step == 1;
+  if (!unit && inner > 1) {
+    // Subsequences side by side (Axis not the innermost dimension): walking one subsequence at a
+    // time would touch a new cache line per element. Walk Axis outermost instead, so each step
+    // reads and writes a row of neighbouring elements, the source row chosen per subsequence.
+    for_each_run<3>(plan, [=](const std::array<std::int64_t, 3>& o) {
+      const T* const src = in + o[0];
+      const L* const len = lengths + o[1];
+      T* const dst = out + o[2];
+      const std::uint64_t count = inner, axis_size = n;
+      const std::int64_t is = in_inner, ls = len_inner, os = out_inner, ia = in_step,
+                         oa = out_step;
+      // Columns of subsequences in groups whose whole extent along Axis fits in the L1 cache
+      // (kSlabBytes), so each source row a group reads from stays cached until all are done.
+      const std::uint64_t group =
+          std::max<std::uint64_t>(16, kSlabBytes / (axis_size * sizeof(T)));
+      for (std::uint64_t j0 = 0; j0 < count; j0 += group) {
+        const std::uint64_t j1 = std::min(count, j0 + group);
+        for (std::uint64_t a = 0; a < axis_size; ++a) {
+          const auto at = static_cast<std::int64_t>(a);
+          for (std::uint64_t j = j0; j < j1; ++j) {
+            const auto jj = static_cast<std::int64_t>(j);
+            const std::uint64_t length =
+                std::min(static_cast<std::uint64_t>(len[jj * ls]), axis_size);
+            const auto from = static_cast<std::int64_t>(a < length ? length - 1 - a : a);
+            store_bits(dst + (at * oa + jj * os), load_bits(src + (from * ia + jj * is)));
+          }
+        }
+      }
+    });
+    return;
+  }
   for_each_run<3>(plan, [&](const std::array<std::int64_t, 3>& o) {
     for (std::uint64_t j = 0; j < inner; ++j) {
       const auto i = static_cast<std::int64_t>(j);

@@ -95,16 +95,6 @@ namespace detail {
 
 inline constexpr std::string_view kScatterOp = "SCATTER";
 
-// "[1,2]": a coordinate in the brackets the messages use after a tensor name.
-inline std::string scatter_coord_string(const Coord& c, std::uint32_t rank) {
-  std::string s = "[";
-  for (std::uint32_t d = 0; d < rank; ++d) {
-    if (d != 0) s += ',';
-    s += std::to_string(c[d]);
-  }
-  return s + "]";
-}
-
 // The inverse of compare.hpp's element_bits.
 template <class T>
 T scatter_element_from_bits(std::uint64_t bits) noexcept {
@@ -154,10 +144,10 @@ struct ScatterCollision {
 
   // "OutputTensor[3]: IndicesTensor[0] -> 5, IndicesTensor[2] -> 7"
   std::string to_string() const {
-    std::string s = "OutputTensor" + detail::scatter_coord_string(output_coordinate, rank) + ":";
+    std::string s = "OutputTensor" + detail::coordinate_string(output_coordinate, rank) + ":";
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       s += i == 0 ? " " : ", ";
-      s += "IndicesTensor" + detail::scatter_coord_string(candidates[i].indices_coordinate, rank) +
+      s += "IndicesTensor" + detail::coordinate_string(candidates[i].indices_coordinate, rank) +
            " -> " + detail::scatter_value_string(candidates[i].value);
     }
     return s;
@@ -200,7 +190,7 @@ struct ScatterCheckResult {
          << " colliding output elements accept any one of their updates)";
     }
     for (const ScatterMismatch<V>& m : mismatches) {
-      os << "\n  OutputTensor" << detail::scatter_coord_string(m.output_coordinate, rank) << ": ";
+      os << "\n  OutputTensor" << detail::coordinate_string(m.output_coordinate, rank) << ": ";
       if (m.candidates.empty()) {
         os << "expected " << detail::scatter_value_string(m.expected);
       } else {
@@ -208,7 +198,7 @@ struct ScatterCheckResult {
         for (std::size_t i = 0; i < m.candidates.size(); ++i) {
           if (i != 0) os << ", ";
           os << "IndicesTensor"
-             << detail::scatter_coord_string(m.candidates[i].indices_coordinate, rank) << " -> "
+             << detail::coordinate_string(m.candidates[i].indices_coordinate, rank) << " -> "
              << detail::scatter_value_string(m.candidates[i].value);
         }
         os << "}";
@@ -321,19 +311,16 @@ void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axi
   const I* ix = indices.data();
   const std::uint64_t run = plan.inner_size();
   const std::int64_t step = plan.inner_stride(0);
+  const IndexBounds<I> legal = legal_index_bounds<I>(n);
   bool bad = false;
-  for_each_run<1>(plan, [&](const std::array<std::int64_t, 1>& o) {
-    bool run_bad = false;
-    for (std::uint64_t i = 0; i < run; ++i) {
-      run_bad |= !normalize_index(ix[o[0] + static_cast<std::int64_t>(i) * step], n).has_value();
-    }
-    bad = bad || run_bad;
+  for_each_run<1>(plan, [&bad, ix, step, run, legal](const std::array<std::int64_t, 1>& o) {
+    bad = bad || !all_indices_legal(ix + o[0], step, run, legal);
   });
   if (!bad) return;
   for_each_coordinate(indices.layout(), [&](const Coord& u) {
     const I value = indices[u];
     if (!normalize_index(value, n)) {
-      fail(ErrorCode::SC8, kScatterOp, ": IndicesTensor", scatter_coord_string(u, indices.rank()),
+      fail(ErrorCode::SC8, kScatterOp, ": IndicesTensor", coordinate_string(u, indices.rank()),
            " is ", value, " but InputTensor.Sizes[", axis, "] is ", n,
            "; indices must lie in ", legal_index_range<I>(n));
     }
@@ -379,9 +366,9 @@ void check_scatter_duplicates(const TensorView<const I>& indices, std::uint32_t 
                             });
     const std::uint32_t rank = indices.rank();
     fail(ErrorCode::ScatterDuplicate, kScatterOp, ": IndicesTensor",
-         scatter_coord_string(first, rank), " is ", indices[first], " and IndicesTensor",
-         scatter_coord_string(u, rank), " is ", indices[u], "; both target OutputTensor",
-         scatter_coord_string(c, rank), " along Axis ", axis,
+         coordinate_string(first, rank), " is ", indices[first], " and IndicesTensor",
+         coordinate_string(u, rank), " is ", indices[u], "; both target OutputTensor",
+         coordinate_string(c, rank), " along Axis ", axis,
          ", and DuplicatePolicy::Reject forbids two updates for one output element");
   });
 }

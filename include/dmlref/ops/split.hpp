@@ -363,19 +363,22 @@ inline void run_split_reference(const BoundSplit& bound) {
 
 // The fast path: each output is one strided copy from its block of the input, the sub-view that
 // starts base_i elements along Axis (the input's pointer plus base_i * Strides[Axis]) and has the
-// output's Sizes. The shared core plans each copy. Same preconditions as split_reference.
+// output's Sizes. The shared core copies the blocks (slab by slab when their rows interleave).
+// Same preconditions as split_reference.
 template <class T>
 void split_fast(const TensorView<const T>& input, std::span<const TensorView<T>> outputs,
-                std::uint32_t axis) {
+                std::uint32_t axis, std::uint64_t slab_bytes = kSlabBytes) {
   const std::int64_t axis_stride = input.stride(axis);
+  std::vector<BlockCopy<T>> blocks;
+  blocks.reserve(outputs.size());
   std::int64_t base = 0;
   for (const TensorView<T>& output : outputs) {
-    const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{input.layout().strides,
-                                                                   output.layout().strides};
-    copy_with_plan(make_copy_plan(output.layout().size_span(), strides),
-                   input.data() + base * axis_stride, output.data());
+    Layout part = input.layout();
+    part.sizes[axis] = output.size(axis);
+    blocks.push_back({TensorView<const T>(input.data() + base * axis_stride, part), output});
     base += output.size(axis);
   }
+  copy_blocks<T>(blocks, axis, slab_bytes);
 }
 
 inline void run_split_fast(const BoundSplit& bound) {
