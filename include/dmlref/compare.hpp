@@ -68,14 +68,7 @@ struct Mismatch {
   std::optional<std::uint64_t> ulp_distance;  // set when a tolerance was in effect and both are numbers
 
   // "[0,1,2]"
-  std::string coordinate_string() const {
-    std::string s = "[";
-    for (std::uint32_t d = 0; d < rank; ++d) {
-      if (d != 0) s += ',';
-      s += std::to_string(coordinate[d]);
-    }
-    return s + "]";
-  }
+  std::string coordinate_string() const { return detail::coordinate_string(coordinate, rank); }
 };
 
 struct CompareResult {

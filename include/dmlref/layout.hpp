@@ -47,13 +47,18 @@ inline std::optional<std::int64_t> checked_add(std::int64_t a, std::int64_t b) n
 
 // "{1,1,2,3}", the pages' notation.
 template <class Int>
-std::string brace_list(std::span<const Int> values) {
-  std::string s = "{";
+std::string brace_list(std::span<const Int> values, char open = '{', char close = '}') {
+  std::string s(1, open);
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i != 0) s += ',';
     s += std::to_string(values[i]);
   }
-  return s + "}";
+  return s + close;
+}
+
+// "[0,1,2]": an element's coordinate as messages and reports name it after a tensor's name.
+inline std::string coordinate_string(const Coord& c, std::uint32_t rank) {
+  return brace_list(std::span<const std::uint32_t>(c.data(), rank), '[', ']');
 }
 
 }  // namespace detail
