@@ -5,11 +5,13 @@
 // small random shapes cut into slabs at every dimension, on strided, broadcast and reversed
 // operands), and REVERSE_SUBSEQUENCES's walk of side-by-side subsequences in column groups.
 // The operator-level diffs in test_fastpath_*.cpp use shapes too small for slabs.
-// The streaming stores of large copies (copy_bytes_streaming, every length and alignment).
+// The streaming stores of large copies (copy_bytes_streaming, every length and alignment, and a
+// GATHER_ND1 whose output is large enough to stream).
 // Also the vectorisable index check (legal_index_bounds, all_indices_legal) against the scalar
 // negative-index rule at every edge of every index type.
 #include "test_support.hpp"
 
+#include <dmlref/ops/gather_nd1.hpp>
 #include <dmlref/ops/join.hpp>
 #include <dmlref/ops/reverse_subsequences.hpp>
 #include <dmlref/ops/split.hpp>
@@ -183,7 +185,9 @@ TEST_CASE_TEMPLATE("join and split slab by slab equal the golden loops", T, DMLR
       }
       detail::split_fast<T>(input, views, axis, slab);
       CAPTURE(slab);
-      for (std::size_t i = 0; i < pieces.size(); ++i) CHECK(same_buffers(golden_parts[i], parts[i]));
+      for (std::size_t i = 0; i < pieces.size(); ++i) {
+        CHECK(same_buffers(golden_parts[i], parts[i]));
+      }
     }
   }
 }
@@ -276,4 +280,32 @@ TEST_CASE_TEMPLATE("reverse_subsequences along an outer axis, columns in several
                                      TensorView<T>(expected.data(), {kAxis, kColumns}), 0);
   reverse_subsequences<T>(input, lengths_view, TensorView<T>(actual.data(), {kAxis, kColumns}), 0);
   CHECK(same_buffers(expected, actual));
+}
+
+TEST_CASE("GATHER_ND1 into a 64 MiB output streams its slices and copies the rows it selects") {
+  // Output {262144, 256} UINT8 (64 MiB, kStreamMinBytes) gathers 256-byte rows of a {5, 256}
+  // input: the fast path takes the streaming slice copy. Checked row by row against the input
+  // row each index selects (the golden loop over 64 Mi elements would be slow under sanitizers).
+  constexpr std::uint32_t kRows = 262144, kWidth = 256, kInputRows = 5;
+  REQUIRE(std::uint64_t{kRows} * kWidth >= detail::kStreamMinBytes);
+  const std::vector<std::uint8_t> in_data =
+      test::distinct_buffer<std::uint8_t>(kInputRows * kWidth);
+  std::vector<std::int32_t> rows(kRows);
+  for (std::uint32_t i = 0; i < kRows; ++i) {
+    // -5 .. 4: negative indices count from the end.
+    rows[i] = static_cast<std::int32_t>((i * 7u) % (2 * kInputRows)) -
+              static_cast<std::int32_t>(kInputRows);
+  }
+  std::vector<std::uint8_t> out(std::size_t{kRows} * kWidth, kSentinel);
+  gather_nd1<std::uint8_t, std::int32_t>(
+      TensorView<const std::uint8_t>(in_data.data(), {kInputRows, kWidth}),
+      TensorView<const std::int32_t>(rows.data(), {kRows, 1}),
+      TensorView<std::uint8_t>(out.data(), {kRows, kWidth}), 2, 2, 0);
+  std::uint32_t wrong = 0;
+  for (std::uint32_t i = 0; i < kRows; ++i) {
+    const std::int32_t r = rows[i] < 0 ? rows[i] + static_cast<std::int32_t>(kInputRows) : rows[i];
+    wrong += std::memcmp(out.data() + std::size_t{i} * kWidth,
+                         in_data.data() + static_cast<std::size_t>(r) * kWidth, kWidth) != 0;
+  }
+  CHECK(wrong == 0);
 }

@@ -398,6 +398,14 @@ void gather_nd1_fast(TensorView<const T> input, TensorView<const I> indices, Ten
     // Prefetch contiguous slices of a few cache lines or more, up to 4 KiB of each.
     const std::uint64_t bytes = length * sizeof(T);
     const std::uint64_t fetch = ss == 1 && bytes >= 128 ? std::min<std::uint64_t>(bytes, 4096) : 0;
+    if (ss == 1 && ds == 1 && bytes >= kStreamMinRunBytes &&
+        output.element_count() * sizeof(T) >= kStreamMinBytes) {
+      // An output far larger than the caches: stream it, as a copy of that size would.
+      walk([=](const T* src, T* dst) { copy_bytes_streaming(static_cast<void*>(dst), src, bytes); },
+           fetch);
+      stream_fence();
+      return;
+    }
     walk([=](const T* src, T* dst) { copy_run(src, ss, dst, ds, length); }, fetch);
   } else {
     walk([&slice](const T* src, T* dst) { copy_with_plan(slice, src, dst); }, 0);
