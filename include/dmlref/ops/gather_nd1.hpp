@@ -395,9 +395,9 @@ void gather_nd1_fast(TensorView<const T> input, TensorView<const I> indices, Ten
     const std::uint64_t length = slice.sizes[0];
     const std::int64_t ss = slice.strides[0][0];
     const std::int64_t ds = slice.strides[1][0];
-    // Prefetch contiguous slices of a few cache lines or more, up to 4 KiB of each.
+    // Prefetch contiguous slices, up to 4 KiB of each.
     const std::uint64_t bytes = length * sizeof(T);
-    const std::uint64_t fetch = ss == 1 && bytes >= 128 ? std::min<std::uint64_t>(bytes, 4096) : 0;
+    const std::uint64_t fetch = ss == 1 ? std::min<std::uint64_t>(bytes, 4096) : 0;
     if (ss == 1 && ds == 1 && bytes >= kStreamMinRunBytes &&
         output.element_count() * sizeof(T) >= kStreamMinBytes) {
       // An output far larger than the caches: stream it, as a copy of that size would.
