@@ -12,7 +12,13 @@
 #include <type_traits>
 #include <vector>
 
+// A test file that exercises no operator defines DMLREF_TEST_NO_OPERATORS before including this
+// header: the operator headers take most of the include time of a test file.
+#ifdef DMLREF_TEST_NO_OPERATORS
+#include <dmlref/core.hpp>
+#else
 #include <dmlref/dmlref.hpp>
+#endif
 
 // The eleven element types, for TEST_CASE_TEMPLATE.
 #define DMLREF_ALL_TYPES                                                                         \
@@ -67,6 +73,40 @@ auto printable(const T& v) {
 
 }  // namespace dmlref::test
 
+namespace dmlref::test::detail {
+
+// One CHECK_MESSAGE of DMLREF_CHECK_ERROR, reported at the caller's file and line. Kept out of the
+// macro so each use expands to a call rather than to doctest's assertion and context machinery
+// (a try/catch, a ResultBuilder and a ContextScope type per CHECK_MESSAGE): the test files use
+// DMLREF_CHECK_ERROR hundreds of times, many of them inside templates.
+inline void check_error_part(const char* file, int line, const char* assertion, bool ok,
+                             const std::string& message) {
+  DOCTEST_INFO(message);
+  doctest::detail::ResultBuilder rb(doctest::assertType::DT_CHECK, file, line, assertion);
+  rb.setResult(doctest::detail::ExpressionDecomposer(doctest::assertType::DT_CHECK) << ok);
+  if (rb.log()) DOCTEST_BREAK_INTO_DEBUGGER();
+  rb.react();
+}
+
+// The two checks on a caught dmlref::Error: its code, and a message containing `substring`.
+inline void check_caught_error(const char* file, int line, const dmlref::Error& e,
+                               dmlref::ErrorCode code, std::string_view substring) {
+  check_error_part(file, line, "dmlref_e_.code() == (error_code)", e.code() == code,
+                   "code was " + std::string(dmlref::error_code_name(e.code())) + ": " + e.what());
+  check_error_part(file, line,
+                   "std::string_view(dmlref_e_.what()).find(substring) != std::string_view::npos",
+                   std::string_view(e.what()).find(substring) != std::string_view::npos,
+                   std::string("message: ") + e.what());
+}
+
+// The check that a dmlref::Error was thrown at all.
+inline void check_error_thrown(const char* file, int line, bool threw, dmlref::ErrorCode code) {
+  check_error_part(file, line, "dmlref_threw_", threw,
+                   "expected dmlref::Error " + std::string(dmlref::error_code_name(code)));
+}
+
+}  // namespace dmlref::test::detail
+
 // Asserts that `expr` throws dmlref::Error with `code` and a message containing `substring`.
 #define DMLREF_CHECK_ERROR(expr, error_code, substring)                                       \
   do {                                                                                         \
@@ -75,12 +115,9 @@ auto printable(const T& v) {
       (void)(expr);                                                                            \
     } catch (const dmlref::Error& dmlref_e_) {                                                 \
       dmlref_threw_ = true;                                                                    \
-      CHECK_MESSAGE(dmlref_e_.code() == (error_code),                                          \
-                    "code was ", dmlref::error_code_name(dmlref_e_.code()), ": ",              \
-                    dmlref_e_.what());                                                         \
-      CHECK_MESSAGE(std::string_view(dmlref_e_.what()).find(substring) != std::string_view::npos, \
-                    "message: ", dmlref_e_.what());                                            \
+      ::dmlref::test::detail::check_caught_error(__FILE__, __LINE__, dmlref_e_, (error_code),  \
+                                                 (substring));                                 \
     }                                                                                          \
-    CHECK_MESSAGE(dmlref_threw_, "expected dmlref::Error ",                                   \
-                  dmlref::error_code_name(error_code));                                        \
+    ::dmlref::test::detail::check_error_thrown(__FILE__, __LINE__, dmlref_threw_,              \
+                                               (error_code));                                  \
   } while (false)
