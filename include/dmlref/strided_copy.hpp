@@ -373,38 +373,52 @@ void copy_run(const T* src, std::int64_t src_stride, T* dst, std::int64_t dst_st
   }
 }
 
-// Moves every run of a two-operand plan whose runs are contiguous in both operands and exactly
-// Bytes long (ElementSize-byte elements). The size is a constant, so each run compiles to one or
-// two register moves with no size dispatch: the narrow blocks of a JOIN or SPLIT along the last
-// axis. Bytes, not T, parameterises it, so all types of one size share the code.
+// Moves every run of a one- or two-dimensional two-operand plan whose runs are contiguous in both
+// operands and exactly Bytes long (ElementSize-byte elements). The size is a constant, so each run
+// compiles to one or two register moves with no size dispatch: the narrow blocks of a JOIN or
+// SPLIT along the last axis. Bytes, not T, parameterises it, so all types of one size share it.
 template <std::size_t Bytes, std::size_t ElementSize>
 void copy_fixed_runs(const CopyPlan& plan, const unsigned char* src, unsigned char* dst) noexcept {
-  // Captured by value, like every hot lambda here: a reference capture would be reloaded after
-  // each memcpy store, which the compiler must assume can alias it.
-  for_each_run<2>(plan, [src, dst](const std::array<std::int64_t, 2>& o) {
-    std::memcpy(dst + o[1] * static_cast<std::int64_t>(ElementSize),
-                src + o[0] * static_cast<std::int64_t>(ElementSize), Bytes);
-  });
+  constexpr auto kElement = static_cast<std::int64_t>(ElementSize);
+  const std::uint64_t runs = plan.rank == 2 ? plan.sizes[0] : 1;
+  const std::int64_t src_step = plan.rank == 2 ? plan.strides[0][0] * kElement : 0;
+  const std::int64_t dst_step = plan.rank == 2 ? plan.strides[1][0] * kElement : 0;
+  for (std::uint64_t i = 0; i < runs; ++i) {
+    const auto ii = static_cast<std::int64_t>(i);
+    std::memcpy(dst + ii * dst_step, src + ii * src_step, Bytes);
+  }
 }
 
-// copy_fixed_runs for the common short run lengths; false when `bytes` is not one of them.
+// copy_fixed_runs<Bytes> when `bytes` is Bytes and a whole number of elements.
+template <std::size_t Bytes, std::size_t ElementSize>
+bool copy_fixed_runs_if(const CopyPlan& plan, const unsigned char* src, unsigned char* dst,
+                        std::size_t bytes) noexcept {
+  if constexpr (Bytes % ElementSize == 0) {
+    if (bytes == Bytes) {
+      copy_fixed_runs<Bytes, ElementSize>(plan, src, dst);
+      return true;
+    }
+  }
+  return false;
+}
+
+// copy_fixed_runs for the common short run lengths of 1- and 2-dimensional plans (what narrow
+// blocks merge to); false for other lengths and ranks, which take the general loops.
 template <std::size_t ElementSize>
 bool copy_fixed_runs_if_common(const CopyPlan& plan, const void* src, void* dst,
                                std::size_t bytes) noexcept {
+  if (plan.rank > 2) return false;
   const auto* s = static_cast<const unsigned char*>(src);
   auto* d = static_cast<unsigned char*>(dst);
-  switch (bytes) {
-    case 2: copy_fixed_runs<2, ElementSize>(plan, s, d); return true;
-    case 4: copy_fixed_runs<4, ElementSize>(plan, s, d); return true;
-    case 8: copy_fixed_runs<8, ElementSize>(plan, s, d); return true;
-    case 12: copy_fixed_runs<12, ElementSize>(plan, s, d); return true;
-    case 16: copy_fixed_runs<16, ElementSize>(plan, s, d); return true;
-    case 24: copy_fixed_runs<24, ElementSize>(plan, s, d); return true;
-    case 32: copy_fixed_runs<32, ElementSize>(plan, s, d); return true;
-    case 48: copy_fixed_runs<48, ElementSize>(plan, s, d); return true;
-    case 64: copy_fixed_runs<64, ElementSize>(plan, s, d); return true;
-    default: return false;
-  }
+  return copy_fixed_runs_if<2, ElementSize>(plan, s, d, bytes) ||
+         copy_fixed_runs_if<4, ElementSize>(plan, s, d, bytes) ||
+         copy_fixed_runs_if<8, ElementSize>(plan, s, d, bytes) ||
+         copy_fixed_runs_if<12, ElementSize>(plan, s, d, bytes) ||
+         copy_fixed_runs_if<16, ElementSize>(plan, s, d, bytes) ||
+         copy_fixed_runs_if<24, ElementSize>(plan, s, d, bytes) ||
+         copy_fixed_runs_if<32, ElementSize>(plan, s, d, bytes) ||
+         copy_fixed_runs_if<48, ElementSize>(plan, s, d, bytes) ||
+         copy_fixed_runs_if<64, ElementSize>(plan, s, d, bytes);
 }
 
 // Executes a two-operand plan (operand 0 the source, 1 the destination) over base pointers. The

@@ -351,65 +351,71 @@ void gather_nd1_fast(TensorView<const T> input, TensorView<const I> indices, Ten
     });
     return;
   }
-  // Every other shape: copy_slice(src, dst) per tuple, after the tuple's offset. With `fetch`
-  // not 0, the first `fetch` bytes of the slice kPrefetchTuples ahead are prefetched: slices sit
-  // at data-dependent places in the input, which no hardware prefetcher predicts.
-  const auto walk = [&](const auto& copy_slice, std::uint64_t fetch) {
-    for_each_run<3>(grid, [&](const std::array<std::int64_t, 3>& o) {
-      const auto copy = copy_slice;
-      const I* const t0 = ix + o[0];
-      T* const d0 = out + o[2];
-      const std::int64_t base = o[1];
-      const std::uint64_t count = n, fetch_bytes = fetch;
-      const std::uint32_t coords = m;
-      const std::int64_t tstep = ts, bstep = bs, ostep = os, cstep = cs;
-      const std::array<std::uint64_t, kMaxRank> sizes = dim_size;
-      const std::array<std::int64_t, kMaxRank> steps = dim_stride;
-      const bool clamped = clamp;
-      const auto offset_of = [&](std::int64_t ii) {
-        const I* const tuple = t0 + ii * tstep;
-        std::int64_t offset = base + ii * bstep;
-        for (std::uint32_t j = 0; j < coords; ++j) {
-          const I value = tuple[static_cast<std::int64_t>(j) * cstep];
-          // Under IndexPolicy::Error the G10 pass proved wrap_index in range.
-          const std::uint64_t c =
-              clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
-          offset += static_cast<std::int64_t>(c) * steps[j];
-        }
-        return offset;
-      };
-      for (std::uint64_t i = 0; i < count; ++i) {
-        const auto ii = static_cast<std::int64_t>(i);
-        if (fetch_bytes != 0 && i + kPrefetchTuples < count) {
-          prefetch_bytes(in + offset_of(ii + static_cast<std::int64_t>(kPrefetchTuples)),
-                         fetch_bytes);
-        }
-        copy(in + offset_of(ii), d0 + ii * ostep);
-      }
-    });
-  };
+  // Every other shape: each tuple's offset, then its slice moved one of four ways, chosen once:
+  // one element; one run through copy_run (memcpy, short copy or strided loop by its length);
+  // one contiguous run streamed, when the output is far larger than the caches (as a copy that
+  // size would be); or the slice's plan. The choice is a loop-invariant switch (a predicted
+  // branch) rather than four instantiations of the walk, which kept compile times in check.
+  // Contiguous slices sit at data-dependent places no hardware prefetcher predicts, so up to
+  // 4 KiB of the slice kPrefetchTuples ahead is prefetched.
+  enum class Move : std::uint8_t { Element, Run, Stream, Plan };
+  const std::uint64_t length = slice.sizes[0];
+  const std::int64_t ss = slice.strides[0][0];
+  const std::int64_t ds = slice.strides[1][0];
+  const std::uint64_t bytes = length * sizeof(T);
+  Move how = Move::Plan;
   if (one_element) {
-    walk([](const T* src, T* dst) { store_bits(dst, load_bits(src)); }, 0);
+    how = Move::Element;
   } else if (slice.rank == 1) {
-    // One run per tuple: copy_run picks memcpy, the short copy or a strided loop by its length.
-    const std::uint64_t length = slice.sizes[0];
-    const std::int64_t ss = slice.strides[0][0];
-    const std::int64_t ds = slice.strides[1][0];
-    // Prefetch contiguous slices, up to 4 KiB of each.
-    const std::uint64_t bytes = length * sizeof(T);
-    const std::uint64_t fetch = ss == 1 ? std::min<std::uint64_t>(bytes, 4096) : 0;
-    if (ss == 1 && ds == 1 && bytes >= kStreamMinRunBytes &&
-        output.element_count() * sizeof(T) >= kStreamMinBytes) {
-      // An output far larger than the caches: stream it, as a copy of that size would.
-      walk([=](const T* src, T* dst) { copy_bytes_streaming(static_cast<void*>(dst), src, bytes); },
-           fetch);
-      stream_fence();
-      return;
-    }
-    walk([=](const T* src, T* dst) { copy_run(src, ss, dst, ds, length); }, fetch);
-  } else {
-    walk([&slice](const T* src, T* dst) { copy_with_plan(slice, src, dst); }, 0);
+    const bool stream = ss == 1 && ds == 1 && bytes >= kStreamMinRunBytes &&
+                        output.element_count() * sizeof(T) >= kStreamMinBytes;
+    how = stream ? Move::Stream : Move::Run;
   }
+  const std::uint64_t fetch =
+      (how == Move::Run || how == Move::Stream) && ss == 1 ? std::min<std::uint64_t>(bytes, 4096)
+                                                           : 0;
+  const CopyPlan* const slice_plan = &slice;
+  for_each_run<3>(grid, [=](const std::array<std::int64_t, 3>& o) {
+    const I* const t0 = ix + o[0];
+    T* const d0 = out + o[2];
+    const std::int64_t base = o[1];
+    const std::uint64_t count = n, fetch_bytes = fetch, run = length, run_bytes = bytes;
+    const std::uint32_t coords = m;
+    const std::int64_t tstep = ts, bstep = bs, ostep = os, cstep = cs, src_step = ss,
+                       dst_step = ds;
+    const std::array<std::uint64_t, kMaxRank> sizes = dim_size;
+    const std::array<std::int64_t, kMaxRank> steps = dim_stride;
+    const bool clamped = clamp;
+    const Move move = how;
+    const auto offset_of = [&](std::int64_t ii) {
+      const I* const tuple = t0 + ii * tstep;
+      std::int64_t offset = base + ii * bstep;
+      for (std::uint32_t j = 0; j < coords; ++j) {
+        const I value = tuple[static_cast<std::int64_t>(j) * cstep];
+        // Under IndexPolicy::Error the G10 pass proved wrap_index in range.
+        const std::uint64_t c =
+            clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
+        offset += static_cast<std::int64_t>(c) * steps[j];
+      }
+      return offset;
+    };
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      if (fetch_bytes != 0 && i + kPrefetchTuples < count) {
+        prefetch_bytes(in + offset_of(ii + static_cast<std::int64_t>(kPrefetchTuples)),
+                       fetch_bytes);
+      }
+      const T* const src = in + offset_of(ii);
+      T* const dst = d0 + ii * ostep;
+      switch (move) {
+        case Move::Element: store_bits(dst, load_bits(src)); break;
+        case Move::Run: copy_run(src, src_step, dst, dst_step, run); break;
+        case Move::Stream: copy_bytes_streaming(static_cast<void*>(dst), src, run_bytes); break;
+        case Move::Plan: copy_with_plan(*slice_plan, src, dst); break;
+      }
+    }
+  });
+  if (how == Move::Stream) stream_fence();
 }
 
 // Everything the runtime layer knows after validating the descriptions.
