@@ -1,5 +1,6 @@
 // compare.hpp: bit-exact by default, NaN and ULP options, where and what differs, the skipped
 // dispatch flags, and the report text.
+#define DMLREF_TEST_NO_OPERATORS  // no operator header: see test_support.hpp
 #include "test_support.hpp"
 
 #include <dmlref/compare.hpp>

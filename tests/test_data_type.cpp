@@ -1,4 +1,5 @@
 // DataType: DirectML's values, sizes and names, the compile-time map, and the one runtime dispatch.
+#define DMLREF_TEST_NO_OPERATORS  // no operator header: see test_support.hpp
 #include "test_support.hpp"
 
 #include <cstdint>

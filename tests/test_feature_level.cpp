@@ -1,5 +1,6 @@
 // Feature levels: DirectML's values and names, and the support-table check every operator runs,
 // exercised on JOIN's table from spec/join.md.
+#define DMLREF_TEST_NO_OPERATORS  // no operator header: see test_support.hpp
 #include "test_support.hpp"
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 // fill.hpp: reproducible seeded fills, distinct values per type, float16-exact random values,
 // integer ranges, and index fills that are valid, unique and negative on request.
+#define DMLREF_TEST_NO_OPERATORS  // no operator header: see test_support.hpp
 #include "test_support.hpp"
 
 #include <dmlref/fill.hpp>

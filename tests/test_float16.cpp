@@ -1,5 +1,6 @@
 // float16: exact widening of every pattern, and round-to-nearest-even narrowing from float and
 // from double, checked against an independent reference and on every rounding boundary.
+#define DMLREF_TEST_NO_OPERATORS  // no operator header: see test_support.hpp
 #include "test_support.hpp"
 
 #include <algorithm>

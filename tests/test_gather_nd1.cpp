@@ -56,20 +56,33 @@ void for_each_index_type(F&& f) {
   f(std::type_identity<std::uint32_t>{});
 }
 
+// Reports for same_elements, outside the template so doctest's macros are expanded once.
+bool report_size_mismatch(std::size_t got, std::size_t want) {
+  MESSAGE("got ", got, " elements, want ", want);
+  return false;
+}
+bool report_element_mismatch(std::size_t i, const doctest::String& got,
+                             const doctest::String& want) {
+  MESSAGE("element ", i, ": got ", got, ", want ", want);
+  return false;
+}
+
 // Bitwise equality of two element lists; reports the first difference.
 template <class T>
 bool same_elements(const std::vector<T>& got, const std::vector<T>& want) {
-  if (got.size() != want.size()) {
-    MESSAGE("got ", got.size(), " elements, want ", want.size());
-    return false;
-  }
+  if (got.size() != want.size()) return report_size_mismatch(got.size(), want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (!same_bits(got[i], want[i])) {
-      MESSAGE("element ", i, ": got ", printable(got[i]), ", want ", printable(want[i]));
-      return false;
+      return report_element_mismatch(i, doctest::toString(printable(got[i])),
+                                     doctest::toString(printable(want[i])));
     }
   }
   return true;
+}
+
+// The validators' output sizes against the expected ones (outside the templates that call it).
+void check_validated_sizes(const Sizes& validated, const Sizes& out_sizes) {
+  CHECK(validated == out_sizes);
 }
 
 // The expected output computed independently of the operator: for each batch and each index tuple
@@ -149,7 +162,7 @@ std::vector<T> run_typed(const Sizes& in_sizes, const std::vector<T>& in, const 
   const TensorView<const T> input(in.data(), Layout::packed(in_sizes));
   const TensorView<const I> indices(ix.data(), Layout::packed(ix_sizes));
   const TensorView<T> output(out.data(), Layout::packed(out_sizes));
-  CHECK(validate_gather_nd1(input, indices, output, r, q, b, options) == out_sizes);
+  check_validated_sizes(validate_gather_nd1(input, indices, output, r, q, b, options), out_sizes);
   gather_nd1(input, indices, output, r, q, b, options);
   return out;
 }
@@ -193,6 +206,14 @@ struct RuntimeTensor {
   Buffer buf() { return {storage.data(), storage.size() * sizeof(T)}; }
 };
 
+// Both runtime validators (each must return out_sizes), then the operator.
+void run_runtime_bound(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
+                       Buffer output, const Sizes& out_sizes, const GatherNd1Options& options) {
+  CHECK(validate_gather_nd1(desc, options) == out_sizes);
+  CHECK(validate_gather_nd1(desc, input, indices, output, options) == out_sizes);
+  gather_nd1(desc, input, indices, output, options);
+}
+
 template <class T, class I>
 std::vector<T> run_runtime(const Sizes& in_sizes, const std::vector<T>& in, const Sizes& ix_sizes,
                            const std::vector<I>& ix, const Sizes& out_sizes, std::uint32_t r,
@@ -203,11 +224,8 @@ std::vector<T> run_runtime(const Sizes& in_sizes, const std::vector<T>& in, cons
   input.set(in);
   indices.set(ix);
   output.set(sentinel_buffer<T>(product(out_sizes)));
-  const GatherNd1OperatorDesc desc{&input.desc, &indices.desc, &output.desc, r, q, b};
-  CHECK(validate_gather_nd1(desc, options) == out_sizes);
-  CHECK(validate_gather_nd1(desc, input.cbuf(), indices.cbuf(), output.buf(), options) ==
-        out_sizes);
-  gather_nd1(desc, input.cbuf(), indices.cbuf(), output.buf(), options);
+  run_runtime_bound({&input.desc, &indices.desc, &output.desc, r, q, b}, input.cbuf(),
+                    indices.cbuf(), output.buf(), out_sizes, options);
   return output.get();
 }
 

@@ -65,14 +65,17 @@ std::vector<T> expected_join(const std::vector<std::vector<T>>& inputs,
   return out;
 }
 
+// all_same_bits' report, outside the template so MESSAGE is expanded once.
+bool report_first_difference(std::size_t i) {
+  MESSAGE("first difference at flat index ", i);
+  return false;
+}
+
 template <class T>
 bool all_same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!same_bits(a[i], b[i])) {
-      MESSAGE("first difference at flat index ", i);
-      return false;
-    }
+    if (!same_bits(a[i], b[i])) return report_first_difference(i);
   }
   return true;
 }
@@ -201,61 +204,104 @@ TEST_CASE("join: joining one input is a copy") {
 // ------------------------------------------------------------------------------------------------
 // Every type, ranks 1-8, every axis
 
-TEST_CASE_TEMPLATE("join: places every element of every type: ranks 1-8, every axis, both layers",
-                   T, DMLREF_ALL_TYPES) {
+namespace {
+
+// The runtime layer on packed inputs given as bytes; returns the output's first `out_bytes` bytes.
+std::vector<unsigned char> run_join_runtime(DataType type, const std::vector<Sizes>& in_sizes,
+                                            const std::vector<const void*>& in_data,
+                                            const std::vector<std::size_t>& in_bytes,
+                                            const Sizes& out_sizes, std::size_t out_bytes,
+                                            std::uint32_t axis) {
+  std::vector<TensorDesc> descs;
+  std::vector<BufferTensorDesc> raw;
+  std::vector<std::vector<std::uint64_t>> storage;
+  std::vector<ConstBuffer> buffers;
+  for (std::size_t i = 0; i < 3; ++i) descs.emplace_back(type, in_sizes[i]);
+  for (std::size_t i = 0; i < 3; ++i) {
+    raw.push_back(descs[i].desc());
+    storage.push_back(words_for(raw[i]));
+    std::memcpy(storage[i].data(), in_data[i], in_bytes[i]);
+    buffers.emplace_back(storage[i].data(), storage[i].size() * 8);
+  }
+  const TensorDesc dout(type, out_sizes);
+  const BufferTensorDesc od = dout.desc();
+  std::vector<std::uint64_t> out_storage = words_for(od);
+  join(JoinOperatorDesc{3, raw.data(), &od, axis}, buffers,
+       Buffer{out_storage.data(), out_storage.size() * 8});
+  std::vector<unsigned char> out(out_bytes);
+  std::memcpy(out.data(), out_storage.data(), out_bytes);
+  return out;
+}
+
+// Whether each layer placed every element where expected_join puts it.
+struct LayerResults {
+  bool typed_matches_expected = false;
+  bool runtime_matches_expected = false;
+};
+
+// Three inputs of Axis sizes 1, 2 and 3 around kBase's first `rank` sizes, joined along `axis`.
+// At most 144 elements per case, so values stay distinct even in 8 bits.
+template <class T>
+LayerResults join_every_element(std::uint32_t rank, std::uint32_t axis) {
   // Size-1 dimensions mixed with larger ones; three inputs of different Axis sizes.
-  // At most 144 elements per case, so values stay distinct even in 8 bits.
   constexpr std::uint32_t kBase[8] = {2, 3, 1, 2, 1, 2, 1, 1};
   constexpr std::uint32_t kPieces[3] = {1, 2, 3};
+  const Sizes base(kBase, kBase + rank);
+  std::vector<Sizes> in_sizes;
+  std::vector<std::vector<T>> in_values;
+  std::uint64_t next = 0;
+  for (std::uint32_t piece : kPieces) {
+    Sizes s = base;
+    s[axis] = piece;
+    in_values.push_back(dmlref::test::distinct_buffer<T>(count_of(s), next));
+    next += count_of(s);
+    in_sizes.push_back(s);
+  }
+  Sizes out_sizes = base;
+  out_sizes[axis] = 6;
+  const std::vector<T> expected = expected_join(in_values, in_sizes, out_sizes, axis);
+
+  LayerResults r;
+  std::vector<T> out(count_of(out_sizes), T{});
+  std::vector<TensorView<const T>> views;
+  for (std::size_t i = 0; i < 3; ++i) {
+    views.emplace_back(in_values[i].data(), Layout::packed(in_sizes[i]));
+  }
+  join(views, TensorView<T>(out.data(), Layout::packed(out_sizes)), axis);
+  r.typed_matches_expected = all_same_bits(out, expected);
+
+  std::vector<const void*> in_data;
+  std::vector<std::size_t> in_bytes;
+  for (const auto& v : in_values) {
+    in_data.push_back(v.data());
+    in_bytes.push_back(v.size() * sizeof(T));
+  }
+  const std::vector<unsigned char> bytes = run_join_runtime(
+      data_type_of<T>, in_sizes, in_data, in_bytes, out_sizes, out.size() * sizeof(T), axis);
+  std::vector<T> runtime_out(out.size());
+  std::memcpy(static_cast<void*>(runtime_out.data()), bytes.data(), bytes.size());
+  r.runtime_matches_expected = all_same_bits(runtime_out, expected);
+  return r;
+}
+
+// Ranks 1-8, every axis; CAPTURE and CHECK stay out of the per-type instantiations.
+void check_join_every_element(LayerResults (*run)(std::uint32_t, std::uint32_t)) {
   for (std::uint32_t rank = 1; rank <= 8; ++rank) {
     for (std::uint32_t axis = 0; axis < rank; ++axis) {
       CAPTURE(rank);
       CAPTURE(axis);
-      const Sizes base(kBase, kBase + rank);
-      std::vector<Sizes> in_sizes;
-      std::vector<std::vector<T>> in_values;
-      std::uint64_t next = 0;
-      for (std::uint32_t piece : kPieces) {
-        Sizes s = base;
-        s[axis] = piece;
-        in_values.push_back(dmlref::test::distinct_buffer<T>(count_of(s), next));
-        next += count_of(s);
-        in_sizes.push_back(s);
-      }
-      Sizes out_sizes = base;
-      out_sizes[axis] = 6;
-      const std::vector<T> expected = expected_join(in_values, in_sizes, out_sizes, axis);
-
-      std::vector<T> out(count_of(out_sizes), T{});
-      std::vector<TensorView<const T>> views;
-      for (std::size_t i = 0; i < 3; ++i) {
-        views.emplace_back(in_values[i].data(), Layout::packed(in_sizes[i]));
-      }
-      join(views, TensorView<T>(out.data(), Layout::packed(out_sizes)), axis);
-      CHECK(all_same_bits(out, expected));
-
-      std::vector<TensorDesc> descs;
-      std::vector<BufferTensorDesc> raw;
-      std::vector<std::vector<std::uint64_t>> storage;
-      std::vector<ConstBuffer> buffers;
-      for (std::size_t i = 0; i < 3; ++i) descs.emplace_back(data_type_of<T>, in_sizes[i]);
-      for (std::size_t i = 0; i < 3; ++i) {
-        raw.push_back(descs[i].desc());
-        storage.push_back(words_for(raw[i]));
-        std::memcpy(storage[i].data(), in_values[i].data(), in_values[i].size() * sizeof(T));
-        buffers.emplace_back(storage[i].data(), storage[i].size() * 8);
-      }
-      const TensorDesc dout(data_type_of<T>, out_sizes);
-      const BufferTensorDesc od = dout.desc();
-      std::vector<std::uint64_t> out_storage = words_for(od);
-      join(JoinOperatorDesc{3, raw.data(), &od, axis}, buffers,
-           Buffer{out_storage.data(), out_storage.size() * 8});
-      std::vector<T> runtime_out(out.size());
-      std::memcpy(static_cast<void*>(runtime_out.data()), out_storage.data(),
-                  runtime_out.size() * sizeof(T));
-      CHECK(all_same_bits(runtime_out, expected));
+      const LayerResults r = run(rank, axis);
+      CHECK(r.typed_matches_expected);
+      CHECK(r.runtime_matches_expected);
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("join: places every element of every type: ranks 1-8, every axis, both layers",
+                   T, DMLREF_ALL_TYPES) {
+  check_join_every_element(&join_every_element<T>);
 }
 
 namespace {

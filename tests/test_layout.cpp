@@ -1,5 +1,6 @@
 // Layout, TensorView and for_each_coordinate: element offsets (T5, T6), broadcast (T7), padding,
 // permuted and negative strides, and the row-major iteration every reference loop is built on.
+#define DMLREF_TEST_NO_OPERATORS  // no operator header: see test_support.hpp
 #include "test_support.hpp"
 
 #include <algorithm>

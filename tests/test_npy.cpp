@@ -1,5 +1,6 @@
 // npy.hpp: round trips of every type, rank and version; files written by numpy (made by
 // tests/data/npy/make_npy.py); and every malformed input rejected with a message naming the file.
+#define DMLREF_TEST_NO_OPERATORS  // no operator header: see test_support.hpp
 #include "test_support.hpp"
 
 #include <dmlref/fill.hpp>

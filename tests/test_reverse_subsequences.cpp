@@ -149,14 +149,41 @@ std::string describe_case(const Sizes& sizes, std::uint32_t axis, const Strides&
   return os.str();
 }
 
+// Compile-time budget: CAPTURE, CHECK and the runtime entry point live in non-template functions,
+// so doctest's macros and the runtime dispatch are expanded once, not once per (T, L).
+
+// The outcome of one layer's run: how many output elements differ from the model (and the first
+// one, described) and how many unaddressed elements lost their sentinel.
+void report_layer(const char* layer, std::uint64_t wrong, const std::string& first,
+                  std::uint64_t clobbered) {
+  CAPTURE(layer);
+  CHECK_MESSAGE(wrong == 0, wrong, " wrong elements; first: ", first);
+  CHECK_MESSAGE(clobbered == 0, clobbered, " unaddressed output elements were written");
+}
+
+// The runtime layer on the case's memory (strides all non-negative).
+void run_runtime_case(DataType data_type, DataType lengths_type, const Sizes& sizes,
+                      const Sizes& len_sizes, std::uint32_t axis, const Strides& in_strides,
+                      const Strides& len_strides, const Strides& out_strides, ConstBuffer in,
+                      ConstBuffer len, Buffer out) {
+  const TensorDesc in_desc(data_type, sizes, to_desc_strides(in_strides));
+  const TensorDesc len_desc(lengths_type, len_sizes, to_desc_strides(len_strides));
+  const TensorDesc out_desc(data_type, sizes, to_desc_strides(out_strides));
+  const BufferTensorDesc i = in_desc.desc(), l = len_desc.desc(), o = out_desc.desc();
+  reverse_subsequences(ReverseSubsequencesOperatorDesc{&i, &l, &o, axis}, in, len, out);
+}
+
+bool non_negative(const Strides& s) {
+  return std::all_of(s.begin(), s.end(), [](std::int64_t v) { return v >= 0; });
+}
+
 // Runs one case through the typed layer and (when every stride is DirectML's non-negative kind)
 // the runtime layer, and compares every output element, bit for bit, with the model; elements of
 // the output memory that the output does not address must keep their sentinel bytes.
 template <class T, class L>
-void check_case(const Sizes& sizes, std::uint32_t axis, const Strides& in_strides,
-                const Strides& len_strides, const Strides& out_strides, std::mt19937& rng,
-                std::uint64_t max_length) {
-  CAPTURE(describe_case(sizes, axis, in_strides, len_strides, out_strides));
+void check_case_typed(const Sizes& sizes, std::uint32_t axis, const Strides& in_strides,
+                      const Strides& len_strides, const Strides& out_strides, std::mt19937& rng,
+                      std::uint64_t max_length) {
   const Sizes len_sizes = lengths_sizes(sizes, axis);
   const std::uint64_t count = count_of(sizes);
 
@@ -177,7 +204,6 @@ void check_case(const Sizes& sizes, std::uint32_t axis, const Strides& in_stride
 
   Strided<T> out = allocate<T>(sizes, out_strides);
   auto verify = [&](const char* layer) {
-    CAPTURE(layer);
     std::vector<bool> addressed(out.memory.size());
     std::uint64_t wrong = 0;
     std::string first;
@@ -191,12 +217,11 @@ void check_case(const Sizes& sizes, std::uint32_t axis, const Strides& in_stride
         first = os.str();
       }
     }
-    CHECK_MESSAGE(wrong == 0, wrong, " wrong elements; first: ", first);
     std::uint64_t clobbered = 0;
     for (std::size_t i = 0; i < out.memory.size(); ++i) {
       if (!addressed[i] && !is_sentinel(out.memory[i])) ++clobbered;
     }
-    CHECK_MESSAGE(clobbered == 0, clobbered, " unaddressed output elements were written");
+    report_layer(layer, wrong, first, clobbered);
   };
 
   fill_sentinel(out.memory);
@@ -205,21 +230,24 @@ void check_case(const Sizes& sizes, std::uint32_t axis, const Strides& in_stride
                        TensorView<T>(out.data(), out.layout), axis);
   verify("typed");
 
-  auto non_negative = [](const Strides& s) {
-    return std::all_of(s.begin(), s.end(), [](std::int64_t v) { return v >= 0; });
-  };
   if (non_negative(in_strides) && non_negative(len_strides) && non_negative(out_strides)) {
-    const TensorDesc in_desc(data_type_of<T>, sizes, to_desc_strides(in_strides));
-    const TensorDesc len_desc(data_type_of<L>, len_sizes, to_desc_strides(len_strides));
-    const TensorDesc out_desc(data_type_of<T>, sizes, to_desc_strides(out_strides));
-    const BufferTensorDesc i = in_desc.desc(), l = len_desc.desc(), o = out_desc.desc();
     fill_sentinel(out.memory);
-    reverse_subsequences(ReverseSubsequencesOperatorDesc{&i, &l, &o, axis},
-                         ConstBuffer(in.memory.data(), in.bytes()),
-                         ConstBuffer(len.memory.data(), len.bytes()),
-                         Buffer{out.memory.data(), out.bytes()});
+    run_runtime_case(data_type_of<T>, data_type_of<L>, sizes, len_sizes, axis, in_strides,
+                     len_strides, out_strides, ConstBuffer(in.memory.data(), in.bytes()),
+                     ConstBuffer(len.memory.data(), len.bytes()),
+                     Buffer{out.memory.data(), out.bytes()});
     verify("runtime");
   }
+}
+
+using CaseRunner = void (*)(const Sizes&, std::uint32_t, const Strides&, const Strides&,
+                            const Strides&, std::mt19937&, std::uint64_t);
+
+void check_case(CaseRunner run, const Sizes& sizes, std::uint32_t axis, const Strides& in_strides,
+                const Strides& len_strides, const Strides& out_strides, std::mt19937& rng,
+                std::uint64_t max_length) {
+  CAPTURE(describe_case(sizes, axis, in_strides, len_strides, out_strides));
+  run(sizes, axis, in_strides, len_strides, out_strides, rng, max_length);
 }
 
 template <class T>
@@ -228,8 +256,10 @@ void check_case_both_lengths(const Sizes& sizes, std::uint32_t axis, const Strid
                              std::mt19937& rng) {
   // Up to two past the axis size, so clamping (seed: "as if clamped to the maximum") is covered.
   const std::uint64_t max_length = sizes[axis] + 2;
-  check_case<T, std::uint32_t>(sizes, axis, in_strides, len_strides, out_strides, rng, max_length);
-  check_case<T, std::uint64_t>(sizes, axis, in_strides, len_strides, out_strides, rng, max_length);
+  check_case(&check_case_typed<T, std::uint32_t>, sizes, axis, in_strides, len_strides,
+             out_strides, rng, max_length);
+  check_case(&check_case_typed<T, std::uint64_t>, sizes, axis, in_strides, len_strides,
+             out_strides, rng, max_length);
 }
 
 // Random sizes of `rank` dimensions with Sizes[axis] in [1, 5] and at most 256 elements, so 8-bit

@@ -273,29 +273,44 @@ TEST_CASE("SCATTER spec example 2 as printed (InputTensor {2,3}) is rejected: SC
 
 namespace {
 
-// A {3,4} input scattered along each axis, with negative indices where the type has them.
+// Whether the typed and the runtime entry points matched expected_scatter, bit for bit.
+struct PairResult {
+  bool typed_matches_expected = false;
+  bool runtime_matches_expected = false;
+};
+
+// A {3,4} input scattered along `axis`, with negative indices where the type has them.
 template <class T, class I>
-void check_type_pair() {
+PairResult run_type_pair(std::uint32_t axis) {
   const Sizes input_sizes{3, 4};
   const std::vector<T> input = distinct_buffer<T>(12);
+  const Sizes indices_sizes = axis == 0 ? Sizes{2, 4} : Sizes{3, 3};
+  const std::uint32_t n = input_sizes[axis];
+  const std::uint64_t m = count_of(indices_sizes);
+  std::vector<I> indices(m);
+  for (std::uint64_t j = 0; j < m; ++j) {
+    const auto k = static_cast<std::int64_t>((j * 7 + 1) % n);
+    // Every other index in its negative form (k - n) for signed types.
+    indices[j] = static_cast<I>(std::is_signed_v<I> && j % 2 == 1 ? k - n : k);
+  }
+  const std::vector<T> updates = distinct_buffer<T>(m, 100);
+  const std::vector<T> expected =
+      expected_scatter(input, input_sizes, indices, indices_sizes, updates, axis);
+  PairResult r;
+  r.typed_matches_expected = all_same_bits(
+      run_typed(input, input_sizes, indices, indices_sizes, updates, axis), expected);
+  r.runtime_matches_expected = all_same_bits(
+      run_runtime(input, input_sizes, indices, indices_sizes, updates, axis), expected);
+  return r;
+}
+
+// Each axis of the {3,4} input; CAPTURE and CHECK stay out of the (T, I) instantiations.
+void check_type_pair(PairResult (*run)(std::uint32_t)) {
   for (std::uint32_t axis : {0u, 1u}) {
     CAPTURE(axis);
-    const Sizes indices_sizes = axis == 0 ? Sizes{2, 4} : Sizes{3, 3};
-    const std::uint32_t n = input_sizes[axis];
-    const std::uint64_t m = count_of(indices_sizes);
-    std::vector<I> indices(m);
-    for (std::uint64_t j = 0; j < m; ++j) {
-      const auto k = static_cast<std::int64_t>((j * 7 + 1) % n);
-      // Every other index in its negative form (k - n) for signed types.
-      indices[j] = static_cast<I>(std::is_signed_v<I> && j % 2 == 1 ? k - n : k);
-    }
-    const std::vector<T> updates = distinct_buffer<T>(m, 100);
-    const std::vector<T> expected =
-        expected_scatter(input, input_sizes, indices, indices_sizes, updates, axis);
-    CHECK(all_same_bits(run_typed(input, input_sizes, indices, indices_sizes, updates, axis),
-                        expected));
-    CHECK(all_same_bits(run_runtime(input, input_sizes, indices, indices_sizes, updates, axis),
-                        expected));
+    const PairResult r = run(axis);
+    CHECK(r.typed_matches_expected);
+    CHECK(r.runtime_matches_expected);
   }
 }
 
@@ -303,10 +318,10 @@ void check_type_pair() {
 
 TEST_CASE_TEMPLATE("SCATTER: every data type with every index type, typed and runtime", T,
                    DMLREF_ALL_TYPES) {
-  SUBCASE("INT64 indices") { check_type_pair<T, std::int64_t>(); }
-  SUBCASE("INT32 indices") { check_type_pair<T, std::int32_t>(); }
-  SUBCASE("UINT64 indices") { check_type_pair<T, std::uint64_t>(); }
-  SUBCASE("UINT32 indices") { check_type_pair<T, std::uint32_t>(); }
+  SUBCASE("INT64 indices") { check_type_pair(&run_type_pair<T, std::int64_t>); }
+  SUBCASE("INT32 indices") { check_type_pair(&run_type_pair<T, std::int32_t>); }
+  SUBCASE("UINT64 indices") { check_type_pair(&run_type_pair<T, std::uint64_t>); }
+  SUBCASE("UINT32 indices") { check_type_pair(&run_type_pair<T, std::uint32_t>); }
 }
 
 TEST_CASE("SCATTER moves bits: negative zero and NaN payloads survive") {

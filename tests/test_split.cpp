@@ -62,14 +62,17 @@ std::vector<std::vector<T>> expected_split(const std::vector<T>& input, const Si
   return out;
 }
 
+// all_same_bits' report, outside the template so MESSAGE is expanded once.
+bool report_first_difference(std::size_t i) {
+  MESSAGE("first difference at flat index ", i);
+  return false;
+}
+
 template <class T>
 bool all_same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!same_bits(a[i], b[i])) {
-      MESSAGE("first difference at flat index ", i);
-      return false;
-    }
+    if (!same_bits(a[i], b[i])) return report_first_difference(i);
   }
   return true;
 }
@@ -199,55 +202,108 @@ TEST_CASE("split: one output is a copy, and the possible splits of an axis of 3"
 // ------------------------------------------------------------------------------------------------
 // Every type, ranks 1-8, every axis
 
-TEST_CASE_TEMPLATE("split: places every element of every type: ranks 1-8, every axis, both layers",
-                   T, DMLREF_ALL_TYPES) {
-  // At most 144 elements per case, so values stay distinct even in 8 bits.
+namespace {
+
+// The runtime layer on a packed input given as bytes; returns each output's first bytes.
+std::vector<std::vector<unsigned char>> run_split_runtime(DataType type, const Sizes& in_sizes,
+                                                          const void* in_data,
+                                                          std::size_t in_bytes,
+                                                          const std::vector<Sizes>& out_sizes,
+                                                          const std::vector<std::size_t>& out_bytes,
+                                                          std::uint32_t axis) {
+  const TensorDesc din(type, in_sizes);
+  const BufferTensorDesc id = din.desc();
+  std::vector<std::uint64_t> in_storage = words_for(id);
+  std::memcpy(in_storage.data(), in_data, in_bytes);
+  std::vector<TensorDesc> descs;
+  std::vector<BufferTensorDesc> raw;
+  std::vector<std::vector<std::uint64_t>> storage;
+  std::vector<Buffer> buffers;
+  for (const Sizes& s : out_sizes) descs.emplace_back(type, s);
+  for (std::size_t i = 0; i < descs.size(); ++i) {
+    raw.push_back(descs[i].desc());
+    storage.push_back(words_for(raw[i]));
+  }
+  for (auto& s : storage) buffers.push_back({s.data(), s.size() * 8});
+  split(SplitOperatorDesc{&id, 3, raw.data(), axis},
+        ConstBuffer(in_storage.data(), in_storage.size() * 8), buffers);
+  std::vector<std::vector<unsigned char>> outs;
+  for (std::size_t i = 0; i < storage.size(); ++i) {
+    outs.emplace_back(out_bytes[i]);
+    std::memcpy(outs.back().data(), storage[i].data(), out_bytes[i]);
+  }
+  return outs;
+}
+
+// Whether each output of each layer holds what expected_split puts in it.
+struct LayerResults {
+  std::vector<bool> typed_matches_expected;
+  std::vector<bool> runtime_matches_expected;
+};
+
+// An input of kBase's first `rank` sizes with 6 along `axis`, split into pieces 1, 2 and 3.
+// At most 144 elements per case, so values stay distinct even in 8 bits.
+template <class T>
+LayerResults split_every_element(std::uint32_t rank, std::uint32_t axis) {
   constexpr std::uint32_t kBase[8] = {2, 3, 1, 2, 1, 2, 1, 1};
   const Sizes pieces = {1, 2, 3};
+  Sizes in_sizes(kBase, kBase + rank);
+  in_sizes[axis] = 6;
+  const std::vector<T> x = dmlref::test::distinct_buffer<T>(count_of(in_sizes));
+  std::vector<Sizes> out_sizes;
+  for (std::uint32_t p : pieces) {
+    out_sizes.push_back(in_sizes);
+    out_sizes.back()[axis] = p;
+  }
+  const auto expected = expected_split(x, in_sizes, out_sizes, axis);
+
+  LayerResults r;
+  std::vector<std::vector<T>> outs;
+  std::vector<TensorView<T>> views;
+  for (const Sizes& s : out_sizes) outs.emplace_back(count_of(s), T{});
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    views.emplace_back(outs[i].data(), Layout::packed(out_sizes[i]));
+  }
+  split(TensorView<const T>(x.data(), Layout::packed(in_sizes)), views, axis);
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    r.typed_matches_expected.push_back(all_same_bits(outs[i], expected[i]));
+  }
+
+  std::vector<std::size_t> out_bytes;
+  for (const auto& e : expected) out_bytes.push_back(e.size() * sizeof(T));
+  const auto bytes =
+      run_split_runtime(data_type_of<T>, in_sizes, x.data(), x.size() * sizeof(T), out_sizes,
+                        out_bytes, axis);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    std::vector<T> got(expected[i].size());
+    std::memcpy(static_cast<void*>(got.data()), bytes[i].data(), bytes[i].size());
+    r.runtime_matches_expected.push_back(all_same_bits(got, expected[i]));
+  }
+  return r;
+}
+
+// Ranks 1-8, every axis; CAPTURE and CHECK stay out of the per-type instantiations.
+void check_split_every_element(LayerResults (*run)(std::uint32_t, std::uint32_t)) {
   for (std::uint32_t rank = 1; rank <= 8; ++rank) {
     for (std::uint32_t axis = 0; axis < rank; ++axis) {
       CAPTURE(rank);
       CAPTURE(axis);
-      Sizes in_sizes(kBase, kBase + rank);
-      in_sizes[axis] = 6;
-      const std::vector<T> x = dmlref::test::distinct_buffer<T>(count_of(in_sizes));
-      std::vector<Sizes> out_sizes;
-      for (std::uint32_t p : pieces) {
-        out_sizes.push_back(in_sizes);
-        out_sizes.back()[axis] = p;
+      const LayerResults r = run(rank, axis);
+      for (std::size_t i = 0; i < r.typed_matches_expected.size(); ++i) {
+        CHECK(r.typed_matches_expected[i]);
       }
-      const auto expected = expected_split(x, in_sizes, out_sizes, axis);
-
-      std::vector<std::vector<T>> outs;
-      std::vector<TensorView<T>> views;
-      for (const Sizes& s : out_sizes) outs.emplace_back(count_of(s), T{});
-      for (std::size_t i = 0; i < outs.size(); ++i) {
-        views.emplace_back(outs[i].data(), Layout::packed(out_sizes[i]));
-      }
-      split(TensorView<const T>(x.data(), Layout::packed(in_sizes)), views, axis);
-      for (std::size_t i = 0; i < outs.size(); ++i) CHECK(all_same_bits(outs[i], expected[i]));
-
-      const TensorDesc din(data_type_of<T>, in_sizes);
-      const BufferTensorDesc id = din.desc();
-      std::vector<std::uint64_t> in_storage = words_for(id);
-      std::memcpy(in_storage.data(), x.data(), x.size() * sizeof(T));
-      std::vector<TensorDesc> descs;
-      std::vector<BufferTensorDesc> raw;
-      std::vector<std::vector<std::uint64_t>> storage;
-      std::vector<Buffer> buffers;
-      for (const Sizes& s : out_sizes) descs.emplace_back(data_type_of<T>, s);
-      for (std::size_t i = 0; i < descs.size(); ++i) {
-        raw.push_back(descs[i].desc());
-        storage.push_back(words_for(raw[i]));
-      }
-      for (auto& s : storage) buffers.push_back({s.data(), s.size() * 8});
-      split(SplitOperatorDesc{&id, 3, raw.data(), axis},
-            ConstBuffer(in_storage.data(), in_storage.size() * 8), buffers);
-      for (std::size_t i = 0; i < storage.size(); ++i) {
-        CHECK(all_same_bits(read_elements<T>(storage[i], expected[i].size()), expected[i]));
+      for (std::size_t i = 0; i < r.runtime_matches_expected.size(); ++i) {
+        CHECK(r.runtime_matches_expected[i]);
       }
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("split: places every element of every type: ranks 1-8, every axis, both layers",
+                   T, DMLREF_ALL_TYPES) {
+  check_split_every_element(&split_every_element<T>);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // strided_copy.hpp: the plan reduces shapes as intended and visits offsets in row-major order, and
 // strided_copy equals the plain coordinate loop (reference_copy) byte for byte, on seeded random
 // layouts over all eleven types, ranks 1-8, including every byte the copy must leave alone.
+#define DMLREF_TEST_NO_OPERATORS  // no operator header: see test_support.hpp
 #include "test_support.hpp"
 
 #include <dmlref/strided_copy.hpp>

@@ -1,6 +1,7 @@
 // The runtime tensor description: the minimum size (T8's worked values), and one negative test per
 // rule T1-T13 asserting the code and the message, on BufferTensorDesc (bind_tensor,
 // validate_tensor_desc) and, where the rule applies to the typed layer too, on views.
+#define DMLREF_TEST_NO_OPERATORS  // no operator header: see test_support.hpp
 #include "test_support.hpp"
 
 #include <array>
