@@ -30,56 +30,11 @@ using namespace dmlref;
 
 namespace {
 
-constexpr unsigned char kSentinel = 0x5A;
-
-template <class T>
-std::vector<T> sentinel_buffer(std::size_t n) {
-  std::vector<T> v(n);
-  std::memset(static_cast<void*>(v.data()), kSentinel, n * sizeof(T));
-  return v;
-}
-
-template <class T>
-bool same_buffers(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() &&
-         std::memcmp(static_cast<const void*>(a.data()), static_cast<const void*>(b.data()),
-                     a.size() * sizeof(T)) == 0;
-}
-
-// A layout of `sizes` and where its element 0 sits in a buffer of `elements` elements: packed in
-// a random dimension order, with random padding, sometimes broadcast (inputs) or reversed.
-struct Operand {
-  Layout layout;
-  std::int64_t origin = 0;
-  std::size_t elements = 0;
-};
-
-Operand random_operand(std::mt19937& rng, const std::vector<std::uint32_t>& sizes, bool is_input) {
-  const std::size_t rank = sizes.size();
-  std::vector<std::size_t> order(rank);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  if (rng() % 3 == 0) std::shuffle(order.begin(), order.end(), rng);
-  const bool padded = rng() % 3 == 0;
-  const bool broadcast = is_input && rng() % 5 == 0;
-  const bool reversed = rng() % 6 == 0;
-  std::vector<std::int64_t> strides(rank);
-  std::int64_t stride = 1;
-  for (std::size_t k = rank; k-- > 0;) {
-    const std::size_t d = order[k];
-    strides[d] = stride;
-    stride = stride * sizes[d] + (padded ? static_cast<std::int64_t>(rng() % 3) : 0);
-  }
-  for (std::size_t d = 0; d < rank; ++d) {
-    if (broadcast && rng() % 2 == 0) strides[d] = 0;
-    if (reversed && rng() % 3 == 0) strides[d] = -strides[d];
-  }
-  Operand op;
-  op.layout = Layout::strided(sizes, strides);
-  const auto range = *op.layout.offset_range();
-  op.origin = -range.min;
-  op.elements = static_cast<std::size_t>(range.max - range.min + 1);
-  return op;
-}
+using test::kSentinel;
+using test::random_operand;
+using test::same_buffers;
+using test::sentinel_buffer;
+using Operand = test::RandomOperand;
 
 // Slab sizes from below one element (no slabs) to several rows.
 constexpr std::uint64_t kSlabs[] = {1, 8, 24, 64, 200, 1000};
@@ -142,13 +97,13 @@ TEST_CASE_TEMPLATE("join and split slab by slab equal the golden loops", T, DMLR
     std::vector<std::vector<T>> in_data;
     std::vector<TensorView<const T>> inputs;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-      in_ops.push_back(random_operand(rng, piece_sizes(i), true));
+      in_ops.push_back(random_operand(rng, piece_sizes(i), true, true));
       in_data.push_back(test::distinct_buffer<T>(in_ops[i].elements, 1000 * i));
     }
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       inputs.emplace_back(in_data[i].data() + in_ops[i].origin, in_ops[i].layout);
     }
-    const Operand out = random_operand(rng, whole, false);
+    const Operand out = random_operand(rng, whole, false, true);
     std::vector<T> golden = sentinel_buffer<T>(out.elements);
     reference::join<T>(inputs, TensorView<T>(golden.data() + out.origin, out.layout), axis);
     for (std::uint64_t slab : kSlabs) {
@@ -160,14 +115,14 @@ TEST_CASE_TEMPLATE("join and split slab by slab equal the golden loops", T, DMLR
     }
 
     // SPLIT: the whole into the pieces.
-    const Operand in = random_operand(rng, whole, true);
+    const Operand in = random_operand(rng, whole, true, true);
     const std::vector<T> whole_data = test::distinct_buffer<T>(in.elements);
     const TensorView<const T> input(whole_data.data() + in.origin, in.layout);
     std::vector<Operand> out_ops;
     std::vector<std::vector<T>> golden_parts;
     std::vector<TensorView<T>> golden_views;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-      out_ops.push_back(random_operand(rng, piece_sizes(i), false));
+      out_ops.push_back(random_operand(rng, piece_sizes(i), false, true));
       golden_parts.push_back(sentinel_buffer<T>(out_ops[i].elements));
     }
     for (std::size_t i = 0; i < pieces.size(); ++i) {

@@ -19,59 +19,13 @@ using namespace dmlref;
 
 namespace {
 
+using test::random_operand;
+using test::same_buffers;
+using test::sentinel_buffer;
+using Operand = test::RandomOperand;
+
 using Sizes = std::vector<std::uint32_t>;
-constexpr unsigned char kSentinel = 0xA5;
 constexpr int kCasesPerType = 160;
-
-struct Operand {
-  Layout layout;
-  std::int64_t origin = 0;
-  std::size_t elements = 0;
-};
-
-// Packed in a random dimension order (transposed), with random padding and an innermost stride of
-// 2 (padded), zero strides (broadcast, inputs only), negated strides (reversed, typed layer only).
-Operand random_operand(std::mt19937& rng, const Sizes& sizes, bool is_input, bool allow_reverse) {
-  const std::size_t rank = sizes.size();
-  std::vector<std::size_t> order(rank);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  const bool transposed = rng() % 3 == 0;
-  const bool padded = rng() % 3 == 0;
-  const bool broadcast = is_input && rng() % 4 == 0;
-  const bool reversed = allow_reverse && rng() % 5 == 0;
-  if (transposed) std::shuffle(order.begin(), order.end(), rng);
-  std::vector<std::int64_t> strides(rank);
-  std::int64_t stride = padded ? 1 + static_cast<std::int64_t>(rng() % 2) : 1;
-  for (std::size_t k = rank; k-- > 0;) {
-    const std::size_t d = order[k];
-    strides[d] = stride;
-    stride = stride * sizes[d] + (padded ? static_cast<std::int64_t>(rng() % 3) : 0);
-  }
-  for (std::size_t d = 0; d < rank; ++d) {
-    if (broadcast && rng() % 2 == 0) strides[d] = 0;
-    if (reversed && rng() % 3 == 0) strides[d] = -strides[d];
-  }
-  Operand op;
-  op.layout = Layout::strided(sizes, strides);
-  const auto range = *op.layout.offset_range();
-  op.origin = -range.min;
-  op.elements = static_cast<std::size_t>(range.max - range.min + 1);
-  return op;
-}
-
-template <class T>
-std::vector<T> sentinel_buffer(std::size_t n) {
-  std::vector<T> v(n);
-  std::memset(static_cast<void*>(v.data()), kSentinel, n * sizeof(T));
-  return v;
-}
-
-template <class T>
-bool same_buffers(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() &&
-         std::memcmp(static_cast<const void*>(a.data()), static_cast<const void*>(b.data()),
-                     a.size() * sizeof(T)) == 0;
-}
 
 // A length for an axis of size n: 0, 1, n - 1, n, n + 1, far beyond n, or anything in [0, n].
 template <class L>

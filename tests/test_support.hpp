@@ -4,8 +4,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <random>
 #include <string>
 #include <string_view>
@@ -71,6 +74,64 @@ auto printable(const T& v) {
   }
 }
 
+
+// The byte every differential test fills destinations with before both paths write, so a path
+// that writes an element the other leaves alone (or misses one) shows as a difference.
+constexpr unsigned char kSentinel = 0xA5;
+
+template <class T>
+std::vector<T> sentinel_buffer(std::size_t n) {
+  std::vector<T> v(n);
+  std::memset(static_cast<void*>(v.data()), kSentinel, n * sizeof(T));
+  return v;
+}
+
+// Whole buffers equal byte for byte (padding between elements included).
+template <class T>
+bool same_buffers(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         std::memcmp(static_cast<const void*>(a.data()), static_cast<const void*>(b.data()),
+                     a.size() * sizeof(T)) == 0;
+}
+
+// A random layout of `sizes` and where its element 0 sits in a buffer of `elements` elements.
+struct RandomOperand {
+  Layout layout;
+  std::int64_t origin = 0;
+  std::size_t elements = 0;
+};
+
+// Packed in a random dimension order (transposed), with random padding after each dimension and
+// an innermost stride of 2 (padded), zero strides (broadcast, inputs only), negated strides
+// (reversed, typed layer only). Each property independently, so combinations occur too.
+inline RandomOperand random_operand(std::mt19937& rng, const std::vector<std::uint32_t>& sizes,
+                                    bool is_input, bool allow_reverse) {
+  const std::size_t rank = sizes.size();
+  std::vector<std::size_t> order(rank);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const bool transposed = rng() % 3 == 0;
+  const bool padded = rng() % 3 == 0;
+  const bool broadcast = is_input && rng() % 4 == 0;
+  const bool reversed = allow_reverse && rng() % 5 == 0;
+  if (transposed) std::shuffle(order.begin(), order.end(), rng);
+  std::vector<std::int64_t> strides(rank);
+  std::int64_t stride = padded ? 1 + static_cast<std::int64_t>(rng() % 2) : 1;
+  for (std::size_t k = rank; k-- > 0;) {
+    const std::size_t d = order[k];
+    strides[d] = stride;
+    stride = stride * sizes[d] + (padded ? static_cast<std::int64_t>(rng() % 3) : 0);
+  }
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (broadcast && rng() % 2 == 0) strides[d] = 0;
+    if (reversed && rng() % 3 == 0) strides[d] = -strides[d];
+  }
+  RandomOperand op;
+  op.layout = Layout::strided(sizes, strides);
+  const auto range = *op.layout.offset_range();
+  op.origin = -range.min;
+  op.elements = static_cast<std::size_t>(range.max - range.min + 1);
+  return op;
+}
 }  // namespace dmlref::test
 
 namespace dmlref::test::detail {
