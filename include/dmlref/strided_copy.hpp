@@ -3,9 +3,11 @@
 // ONNX Runtime's shape (core/providers/cpu/tensor/copy.h): plan the copy once by dropping size-1
 // dimensions and merging dimensions that are contiguous in every operand, then walk the outer
 // dimensions with incremental offsets and move each innermost run with std::memcpy (long
-// contiguous runs), inlined fixed-size copies (short contiguous runs) or a tight element loop
-// (strided, broadcast, reversed runs). The plain coordinate loop it must equal is
-// `reference_copy`, below.
+// contiguous runs), inlined fixed-size copies (short contiguous runs), 16-byte reversal (reversed
+// runs) or a tight element loop (strided, broadcast runs); transposes go in square tiles, copies
+// far larger than the caches use streaming stores, and block copies (JOIN, SPLIT) go slab by
+// slab. The plain coordinate loop it must equal is `reference_copy`, below; tests/
+// test_fastpath_core.cpp diffs each path against it.
 //
 // Elements move bit for bit (tensors.md: NaN payloads, negative zero, float16 subnormals): every
 // element goes through an unsigned integer of its size or through memcpy, never through a float
@@ -421,9 +423,69 @@ bool copy_fixed_runs_if_common(const CopyPlan& plan, const void* src, void* dst,
          copy_fixed_runs_if<64, ElementSize>(plan, s, d, bytes);
 }
 
+// Tile edge, in elements, of copy_transposed: one 64-byte cache line of either operand.
+template <class T>
+inline constexpr std::uint64_t kTileElements = 64 / sizeof(T);
+
+// Whether the last two dimensions of a two-operand plan are a transpose: one operand is
+// unit-stride along the innermost dimension and the other along the one before it. Walked run
+// by run, such a copy touches a new cache line of the other operand at every element.
+inline bool is_transpose(const CopyPlan& plan) noexcept {
+  if (plan.rank < 2) return false;
+  const std::int64_t src_inner = plan.strides[0][plan.rank - 1];
+  const std::int64_t dst_inner = plan.strides[1][plan.rank - 1];
+  const std::int64_t src_outer = plan.strides[0][plan.rank - 2];
+  const std::int64_t dst_outer = plan.strides[1][plan.rank - 2];
+  return (dst_inner == 1 && src_outer == 1 && src_inner != 1) ||
+         (src_inner == 1 && dst_outer == 1 && dst_inner != 1);
+}
+
+// A copy whose last two dimensions are a transpose (is_transpose), in square tiles of
+// kTileElements: within a tile each operand's rows are whole cache lines, read or written once.
+// The tiles change the order elements are written in, so this serves copies only (each
+// destination element is written once, from a source it does not overlap), never a walk whose
+// result depends on row-major order.
+template <class T>
+void copy_transposed(const CopyPlan& plan, const T* src, T* dst) noexcept {
+  constexpr std::uint64_t kTile = kTileElements<T>;
+  const std::uint32_t r = plan.rank;
+  const std::uint64_t rows = plan.sizes[r - 2];
+  const std::uint64_t cols = plan.sizes[r - 1];
+  const std::int64_t src_row = plan.strides[0][r - 2], src_col = plan.strides[0][r - 1];
+  const std::int64_t dst_row = plan.strides[1][r - 2], dst_col = plan.strides[1][r - 1];
+  // The plan without its last dimension: for_each_run then visits each position of the
+  // dimensions before the two transposed ones, with offsets at the start of dimension r - 2.
+  CopyPlan outer = plan;
+  outer.rank = r - 1;
+  for_each_run<2>(outer, [=](const std::array<std::int64_t, 2>& o) {
+    // Locals, not the closure's members: the stores may alias those as far as the compiler knows.
+    const T* const s = src + o[0];
+    T* const d = dst + o[1];
+    const std::uint64_t n_rows = rows, n_cols = cols;
+    const std::int64_t sr = src_row, sc = src_col, dr = dst_row, dc = dst_col;
+    for (std::uint64_t i0 = 0; i0 < n_rows; i0 += kTile) {
+      const std::uint64_t i1 = std::min(n_rows, i0 + kTile);
+      for (std::uint64_t j0 = 0; j0 < n_cols; j0 += kTile) {
+        const std::uint64_t j1 = std::min(n_cols, j0 + kTile);
+        for (std::uint64_t i = i0; i < i1; ++i) {
+          // Offsets step by addition (no multiply per element) and stay integers, so no pointer
+          // is formed past the last element.
+          const auto ii = static_cast<std::int64_t>(i), jj = static_cast<std::int64_t>(j0);
+          std::int64_t from = ii * sr + jj * sc;
+          std::int64_t to = ii * dr + jj * dc;
+          for (std::uint64_t j = j0; j < j1; ++j, from += sc, to += dc) {
+            store_bits(d + to, load_bits(s + from));
+          }
+        }
+      }
+    }
+  });
+}
+
 // Executes a two-operand plan (operand 0 the source, 1 the destination) over base pointers. The
 // kind of inner run is chosen once, outside the outer walk, so each walk's body is one tight loop;
-// its lambda captures by value, so no memcpy store forces a reload of the pointers.
+// its lambda captures by value, so no memcpy store forces a reload of the pointers. Transposes
+// go tile by tile (copy_transposed): a copy's result does not depend on the order it writes in.
 // `stream` asks for streaming stores on runs of kStreamMinRunBytes or more (the caller decides,
 // from the size of its whole copy; see kStreamMinBytes), fenced before returning.
 // `memcpy_min_run_bytes` exists for the benchmark that picks kMemcpyMinRunBytes.
@@ -462,6 +524,8 @@ void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = fa
     for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       copy_run_reversed(src + (o[0] - back), dst + o[1], n);
     });
+  } else if (is_transpose(plan)) {
+    copy_transposed(plan, src, dst);
   } else {
     for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       copy_run_strided(src + o[0], ss, dst + o[1], ds, n);
