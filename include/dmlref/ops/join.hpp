@@ -18,6 +18,7 @@
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/ops/pieces.hpp"
 #include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
@@ -67,56 +68,18 @@ namespace detail {
 
 inline constexpr std::string_view kJoin = "JOIN";
 
-inline std::string join_input_name(std::size_t i) {
-  return "InputTensors[" + std::to_string(i) + "]";
-}
+inline constexpr PiecesRoles kJoinRoles{
+    kJoin, "InputTensors", "input", "OutputTensor", "output",
+    {ErrorCode::J2, ErrorCode::J3, ErrorCode::J4, ErrorCode::J5, ErrorCode::J6}};
 
-// J2, J3, J4, J5, J6, in that order, on tensors that passed T1-T12. `input_types` is empty on the
-// typed layer, where one element type makes J3 hold by construction.
+inline std::string join_input_name(std::size_t i) { return piece_name(kJoinRoles, i); }
+
+// J2, J3, J4, J5, J6, in that order (the rules SPLIT shares, pieces.hpp).
 inline std::vector<std::uint32_t> check_join_rules(std::span<const Layout> inputs,
                                                    std::span<const DataType> input_types,
                                                    const Layout& output, DataType output_type,
                                                    std::uint32_t axis) {
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].rank != output.rank) {
-      fail(ErrorCode::J2, kJoin, ": ", join_input_name(i), ".DimensionCount is ", inputs[i].rank,
-           " but OutputTensor.DimensionCount is ", output.rank,
-           "; every input must have the output's DimensionCount");
-    }
-    if (!input_types.empty() && input_types[i] != output_type) {
-      fail(ErrorCode::J3, kJoin, ": ", join_input_name(i), ".DataType is ",
-           describe(input_types[i]), " but OutputTensor.DataType is ", describe(output_type),
-           "; every input must have the output's DataType");
-    }
-  }
-  if (axis >= output.rank) {
-    fail(ErrorCode::J4, kJoin, ": Axis is ", axis, " but OutputTensor.DimensionCount is ",
-         output.rank, "; Axis must be in [0, ", output.rank - 1, "]");
-  }
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    for (std::uint32_t d = 0; d < output.rank; ++d) {
-      if (d != axis && inputs[i].sizes[d] != output.sizes[d]) {
-        fail(ErrorCode::J5, kJoin, ": ", join_input_name(i), ".Sizes[", d, "] is ",
-             inputs[i].sizes[d], " but OutputTensor.Sizes[", d, "] is ", output.sizes[d],
-             "; every dimension except Axis (", axis, ") must match");
-      }
-    }
-  }
-  // 64 bits: up to 2^32 inputs of up to 2^32 - 1 each cannot wrap it.
-  std::uint64_t sum = 0;
-  for (const Layout& input : inputs) sum += input.sizes[axis];
-  if (sum != output.sizes[axis]) {
-    fail(ErrorCode::J6, kJoin, ": the InputTensors' Sizes[", axis, "] add up to ", sum,
-         " but OutputTensor.Sizes[", axis, "] is ", output.sizes[axis],
-         "; along Axis (", axis, ") the inputs' sizes must sum to the output's");
-  }
-  std::vector<std::uint32_t> offsets(inputs.size());
-  std::uint32_t base = 0;  // J6 bounds every partial sum by the output's size
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    offsets[i] = base;
-    base += inputs[i].sizes[axis];
-  }
-  return offsets;
+  return check_pieces_rules(kJoinRoles, inputs, input_types, output, output_type, axis);
 }
 
 inline void check_join_support(std::span<const Layout> inputs, std::span<const DataType> types,

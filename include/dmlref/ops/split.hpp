@@ -17,6 +17,7 @@
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/ops/pieces.hpp"
 #include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
@@ -66,56 +67,18 @@ namespace detail {
 
 inline constexpr std::string_view kSplit = "SPLIT";
 
-inline std::string split_output_name(std::size_t i) {
-  return "OutputTensors[" + std::to_string(i) + "]";
-}
+inline constexpr PiecesRoles kSplitRoles{
+    kSplit, "OutputTensors", "output", "InputTensor", "input",
+    {ErrorCode::S2, ErrorCode::S3, ErrorCode::S4, ErrorCode::S5, ErrorCode::S6}};
 
-// S2, S3, S4, S5, S6, in that order, on tensors that passed T1-T12. `output_types` is empty on the
-// typed layer, where one element type makes S3 hold by construction.
+inline std::string split_output_name(std::size_t i) { return piece_name(kSplitRoles, i); }
+
+// S2, S3, S4, S5, S6, in that order (the rules JOIN shares, pieces.hpp).
 inline std::vector<std::uint32_t> check_split_rules(const Layout& input, DataType input_type,
                                                     std::span<const Layout> outputs,
                                                     std::span<const DataType> output_types,
                                                     std::uint32_t axis) {
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    if (outputs[i].rank != input.rank) {
-      fail(ErrorCode::S2, kSplit, ": ", split_output_name(i), ".DimensionCount is ",
-           outputs[i].rank, " but InputTensor.DimensionCount is ", input.rank,
-           "; every output must have the input's DimensionCount");
-    }
-    if (!output_types.empty() && output_types[i] != input_type) {
-      fail(ErrorCode::S3, kSplit, ": ", split_output_name(i), ".DataType is ",
-           describe(output_types[i]), " but InputTensor.DataType is ", describe(input_type),
-           "; every output must have the input's DataType");
-    }
-  }
-  if (axis >= input.rank) {
-    fail(ErrorCode::S4, kSplit, ": Axis is ", axis, " but InputTensor.DimensionCount is ",
-         input.rank, "; Axis must be in [0, ", input.rank - 1, "]");
-  }
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    for (std::uint32_t d = 0; d < input.rank; ++d) {
-      if (d != axis && outputs[i].sizes[d] != input.sizes[d]) {
-        fail(ErrorCode::S5, kSplit, ": ", split_output_name(i), ".Sizes[", d, "] is ",
-             outputs[i].sizes[d], " but InputTensor.Sizes[", d, "] is ", input.sizes[d],
-             "; every dimension except Axis (", axis, ") must match");
-      }
-    }
-  }
-  // 64 bits: up to 2^32 outputs of up to 2^32 - 1 each cannot wrap it.
-  std::uint64_t sum = 0;
-  for (const Layout& output : outputs) sum += output.sizes[axis];
-  if (sum != input.sizes[axis]) {
-    fail(ErrorCode::S6, kSplit, ": the OutputTensors' Sizes[", axis, "] add up to ", sum,
-         " but InputTensor.Sizes[", axis, "] is ", input.sizes[axis], "; along Axis (", axis,
-         ") the outputs' sizes must sum to the input's");
-  }
-  std::vector<std::uint32_t> offsets(outputs.size());
-  std::uint32_t base = 0;  // S6 bounds every partial sum by the input's size
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    offsets[i] = base;
-    base += outputs[i].sizes[axis];
-  }
-  return offsets;
+  return check_pieces_rules(kSplitRoles, outputs, output_types, input, input_type, axis);
 }
 
 inline void check_split_support(const Layout& input, DataType input_type,
