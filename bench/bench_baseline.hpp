@@ -102,4 +102,21 @@ inline void register_memcpy_baseline() {
   for (std::int64_t bytes : byte_sizes()) b->Arg(bytes);
 }
 
+// Registers `run` as "<name>/<bytes>" for each of byte_sizes() that `wanted(bytes)` accepts: the
+// registration every operator benchmark case shares.
+template <class Run, class Wanted>
+void register_sized(const std::string& name, Run run, Wanted wanted) {
+  benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(name.c_str(), run);
+  for (std::int64_t bytes : byte_sizes()) {
+    if (wanted(bytes)) b->Arg(bytes);
+  }
+}
+
+// The sizes of the slow cases. The plain reference loops run at 64 KiB and 1 MiB only; strided
+// cases stop at 16 MiB, since the contiguous ones already show the far-past-cache behaviour.
+inline bool reference_size(std::int64_t bytes) {
+  return bytes == (64 << 10) || bytes == (1 << 20);
+}
+inline bool at_most_16_mib(std::int64_t bytes) { return bytes <= (16 << 20); }
+
 }  // namespace dmlref::bench

@@ -105,15 +105,12 @@ void register_type(const char* type_name) {
   for (const Entry& e : kEntries) {
     const std::string name = std::string(e.name) + "/" + type_name;
     const Kind kind = e.kind;
-    auto* b = benchmark::RegisterBenchmark(
-        name.c_str(), [kind](benchmark::State& state) { bm_reverse<T>(state, kind); });
-    for (std::int64_t bytes : dmlref::bench::byte_sizes()) {
-      // The strided and plain-loop cases stop earlier: they are slow, and the far-past-cache
-      // behaviour is already shown by the contiguous case.
-      if (kind == Kind::Reference && bytes != (64 << 10) && bytes != (1 << 20)) continue;
-      if (kind != Kind::Contiguous && bytes > (16 << 20)) continue;
-      b->Arg(bytes);
-    }
+    dmlref::bench::register_sized(
+        name, [kind](benchmark::State& state) { bm_reverse<T>(state, kind); },
+        [kind](std::int64_t bytes) {
+          if (kind == Kind::Reference) return dmlref::bench::reference_size(bytes);
+          return kind == Kind::Contiguous || dmlref::bench::at_most_16_mib(bytes);
+        });
   }
 }
 
