@@ -17,3 +17,4 @@
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
 #include "dmlref/validation.hpp"
+#include "dmlref/version.hpp"
