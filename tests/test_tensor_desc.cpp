@@ -623,3 +623,124 @@ TEST_CASE("a null description, Sizes or buffer is an error") {
   CHECK_NOTHROW(dmlref::detail::check_view("JOIN", "OutputTensor",
                                            TensorView<float>(data, Layout::packed({6})), true));
 }
+
+// ---- dml_calc_buffer_tensor_size and buffer_tensor_desc ------------------------------------------
+
+namespace {
+
+std::uint64_t dml_calc(DataType type, const std::vector<std::uint32_t>& sizes,
+                       const std::vector<std::uint32_t>& strides = {}) {
+  return dmlref::dml_calc_buffer_tensor_size(type, static_cast<std::uint32_t>(sizes.size()),
+                                             sizes.data(),
+                                             strides.empty() ? nullptr : strides.data());
+}
+
+}  // namespace
+
+TEST_CASE("dml_calc_buffer_tensor_size: T8's worked values, and calc_buffer_tensor_size's on valid input") {
+  static_assert(noexcept(dmlref::dml_calc_buffer_tensor_size(DataType::Float32, 1, nullptr)));
+  CHECK(dml_calc(DataType::Float32, {1, 1, 2, 3}) == 24);
+  CHECK(dml_calc(DataType::Float16, {3}) == 8);
+  CHECK(dml_calc(DataType::UInt8, {5}) == 8);
+  CHECK(dml_calc(DataType::Float32, {2, 3}, {0, 1}) == 12);
+  CHECK(dml_calc(DataType::Float32, {2, 3}, {0, 0}) == 4);
+  CHECK(dml_calc(DataType::Float32, {2, 3}, {5, 1}) == 32);
+  CHECK(dml_calc(DataType::UInt8, {1, 1, 3, 5}, {15, 15, 5, 1}) == 16);
+  CHECK(dml_calc(DataType::Int64, {3}) == 24);
+  for (const DataType type : {DataType::Int8, DataType::UInt16, DataType::Float32,
+                              DataType::Float64, DataType::Int64}) {
+    for (std::uint32_t rank = 1; rank <= 8; ++rank) {
+      std::vector<std::uint32_t> sizes(rank), padded(rank);
+      std::uint32_t stride = 1;
+      for (std::uint32_t d = rank; d-- > 0;) {
+        sizes[d] = 1 + (d * 3 + rank) % 5;
+        padded[d] = stride;
+        stride *= sizes[d] + 1;  // one element of padding per dimension
+      }
+      CAPTURE(rank);
+      CHECK(dml_calc(type, sizes) == calc(type, sizes));
+      CHECK(dml_calc(type, sizes, padded) == calc(type, sizes, padded));
+    }
+  }
+}
+
+TEST_CASE("dml_calc_buffer_tensor_size returns what DirectML's helper returns on invalid input") {
+  const std::uint32_t sizes[] = {2, 3};
+  // An unknown data type: 0, DirectML's "invalid" answer, where calc_buffer_tensor_size throws.
+  CHECK(dmlref::dml_calc_buffer_tensor_size(DataType::Unknown, 2, sizes) == 0);
+  CHECK(dmlref::dml_calc_buffer_tensor_size(static_cast<DataType>(12), 2, sizes) == 0);
+  CHECK(dmlref::dml_calc_buffer_tensor_size(static_cast<DataType>(0xFFFFFFFFu), 2, sizes) == 0);
+  // Inputs DirectML's helper reads out of bounds on: 0 here.
+  CHECK(dmlref::dml_calc_buffer_tensor_size(DataType::Float32, 0, sizes) == 0);
+  CHECK(dmlref::dml_calc_buffer_tensor_size(DataType::Float32, 2, nullptr) == 0);
+  // A size of 0 (T3): packed, the product is 0; strided, (0 - 1) * stride wraps in 32 bits.
+  CHECK(dml_calc(DataType::Float32, {0, 3}) == 0);
+  CHECK(dml_calc(DataType::Float32, {0, 3}, {3, 1}) == (std::uint64_t{0xFFFFFFFDu} + 3) * 4);
+  // More than 8 dimensions (T2) are summed like any others.
+  CHECK(dml_calc(DataType::UInt8, std::vector<std::uint32_t>(9, 2)) == 512);
+  // The strided last-element index is DirectML's 32-bit UINT: 2 * 2^31 wraps to 0, so one
+  // element's worth; the exact form throws nothing here but gives the true size.
+  CHECK(dml_calc(DataType::Float32, {3}, {0x80000000u}) == 4);
+  CHECK(calc(DataType::Float32, {3}, {0x80000000u}) == (std::uint64_t{1} << 34) + 4);
+  // Packed products wrap modulo 2^64 (2^31 * 2^31 * 4 is 2^64, so 0), and so does the rounding.
+  CHECK(dml_calc(DataType::UInt8, {0x80000000u, 0x80000000u, 4}) == 0);
+  CHECK(dml_calc(DataType::Float64, {0xFFFFFFFFu, 0xFFFFFFFFu}) ==
+        0xFFFFFFFFull * 0xFFFFFFFFull * 8);
+  CHECK(dml_calc(DataType::UInt8, {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}) ==
+        ((0xFFFFFFFFull * 0xFFFFFFFFull * 0xFFFFFFFFull + 3) & ~std::uint64_t{3}));
+  // A wrapped size is too small, and validation says so (T8).
+  const std::vector<std::uint32_t> big_sizes = {3}, big_strides = {0x80000000u};
+  const BufferTensorDesc wrapped = dmlref::buffer_tensor_desc(DataType::Float32, big_sizes,
+                                                              big_strides);
+  CHECK(wrapped.TotalTensorSizeInBytes == 4);
+  DMLREF_CHECK_ERROR(validate_input(wrapped), ErrorCode::T8, ".TotalTensorSizeInBytes is 4");
+}
+
+TEST_CASE("buffer_tensor_desc points into the caller's arrays and fills the minimum size") {
+  const std::array<std::uint32_t, 3> sizes = {2, 3, 4};
+  const std::array<std::uint32_t, 3> strides = {1, 2, 6};  // column-major
+  const BufferTensorDesc packed = dmlref::buffer_tensor_desc(DataType::Float16, sizes);
+  CHECK(packed.DataType == DataType::Float16);
+  CHECK(packed.DimensionCount == 3);
+  CHECK(packed.Sizes == sizes.data());  // no copy
+  CHECK(packed.Strides == nullptr);
+  CHECK(packed.TotalTensorSizeInBytes == 48);
+  CHECK(packed.Flags == TensorFlags::None);
+  CHECK(packed.GuaranteedBaseOffsetAlignment == 0);
+  CHECK(validate_input(packed).layout == Layout::packed({2, 3, 4}));
+
+  const BufferTensorDesc strided = dmlref::buffer_tensor_desc(DataType::Float32, sizes, strides);
+  CHECK(strided.Strides == strides.data());
+  CHECK(strided.TotalTensorSizeInBytes == 96);
+  CHECK(validate_input(strided).layout == Layout::strided({2, 3, 4}, {1, 2, 6}));
+
+  // An explicit TotalTensorSizeInBytes is kept as given, larger (padding) or too small (T8).
+  const BufferTensorDesc roomy = dmlref::buffer_tensor_desc(DataType::Float32, sizes, {}, 1024);
+  CHECK(roomy.Strides == nullptr);
+  CHECK(roomy.TotalTensorSizeInBytes == 1024);
+  CHECK_NOTHROW(validate_input(roomy));
+  const BufferTensorDesc short_desc = dmlref::buffer_tensor_desc(DataType::Float32, sizes, {}, 92);
+  DMLREF_CHECK_ERROR(validate_input(short_desc), ErrorCode::T8,
+                     "InputTensors[0].TotalTensorSizeInBytes is 92 but the tensor needs at least 96");
+
+  // The description sees later changes to the arrays: it holds pointers, not copies.
+  std::vector<std::uint32_t> growing = {2, 3};
+  const BufferTensorDesc live = dmlref::buffer_tensor_desc(DataType::Int8, growing);
+  growing[1] = 5;
+  CHECK(live.Sizes[1] == 5);
+
+  // Invalid fields are not checked here; the operator's validation names them.
+  const std::vector<std::uint32_t> zero = {2, 0};
+  const BufferTensorDesc empty = dmlref::buffer_tensor_desc(DataType::Float32, zero);
+  DMLREF_CHECK_ERROR(validate_input(empty), ErrorCode::T3, "InputTensors[0].Sizes[1] is 0");
+  const BufferTensorDesc unknown = dmlref::buffer_tensor_desc(DataType::Unknown, sizes);
+  CHECK(unknown.TotalTensorSizeInBytes == 0);
+  DMLREF_CHECK_ERROR(validate_input(unknown), ErrorCode::T1, "InputTensors[0].DataType is");
+}
+
+TEST_CASE("buffer_tensor_desc: a stride count other than the size count is an error (T5)") {
+  const std::vector<std::uint32_t> sizes = {2, 3}, one = {1};
+  DMLREF_CHECK_ERROR(dmlref::buffer_tensor_desc(DataType::Float32, sizes, one), ErrorCode::T5,
+                     "buffer_tensor_desc: 2 sizes but 1 strides; give one stride per dimension "
+                     "or none");
+}

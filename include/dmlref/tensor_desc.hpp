@@ -123,6 +123,57 @@ inline std::uint64_t calc_buffer_tensor_size(DataType data_type,
                                  strides.empty() ? nullptr : strides.data());
 }
 
+// DirectML's own DMLCalcBufferTensorSize, result for result, for a harness that fills in
+// TotalTensorSizeInBytes as DirectML's samples do; never throws. Its arithmetic is DirectML's too:
+// packed, the product of Sizes times the element size, modulo 2^64; strided, the last element's
+// index summed in 32 bits (DirectML's UINT), so it wraps where DirectML's does; then rounded up to
+// a multiple of 4 (modulo 2^64). For an unknown data type it returns 0, as DirectML's does, and
+// also for null `sizes` or a DimensionCount of 0 (inputs DirectML's helper does not define). A
+// result that wrapped is smaller than the tensor, so validation rejects it (T8) with a message;
+// calc_buffer_tensor_size is the exact, throwing form.
+inline std::uint64_t dml_calc_buffer_tensor_size(DataType data_type, std::uint32_t dimension_count,
+                                                 const std::uint32_t* sizes,
+                                                 const std::uint32_t* strides = nullptr) noexcept {
+  if (!is_valid(data_type) || sizes == nullptr || dimension_count == 0) return 0;
+  const std::uint64_t element_bytes = element_size(data_type);
+  std::uint64_t bytes = 0;
+  if (strides == nullptr) {
+    bytes = sizes[0];
+    for (std::uint32_t i = 1; i < dimension_count; ++i) bytes *= sizes[i];
+    bytes *= element_bytes;
+  } else {
+    std::uint32_t index_of_last_element = 0;
+    for (std::uint32_t i = 0; i < dimension_count; ++i) {
+      index_of_last_element += (sizes[i] - 1) * strides[i];
+    }
+    bytes = (static_cast<std::uint64_t>(index_of_last_element) + 1) * element_bytes;
+  }
+  return (bytes + 3) & ~std::uint64_t{3};
+}
+
+// A BufferTensorDesc over the caller's arrays, copying none: Sizes and Strides point into `sizes`
+// and `strides`, which must outlive every use of the result (a temporary vector passed here
+// dangles at the end of the statement). Empty `strides` means packed (null Strides).
+// TotalTensorSizeInBytes is `total_size_in_bytes` when given, else dml_calc_buffer_tensor_size's.
+// Nothing is validated here (the operators do that, naming the tensor), except that a stride
+// count other than the size count throws T5, since one DimensionCount cannot describe both.
+inline BufferTensorDesc buffer_tensor_desc(DataType data_type, std::span<const std::uint32_t> sizes,
+                                           std::span<const std::uint32_t> strides = {},
+                                           std::optional<std::uint64_t> total_size_in_bytes = {}) {
+  if (!strides.empty() && strides.size() != sizes.size()) {
+    detail::fail(ErrorCode::T5, "buffer_tensor_desc: ", sizes.size(), " sizes but ",
+                 strides.size(), " strides; give one stride per dimension or none");
+  }
+  BufferTensorDesc desc;
+  desc.DataType = data_type;
+  desc.DimensionCount = static_cast<std::uint32_t>(sizes.size());
+  desc.Sizes = sizes.data();
+  desc.Strides = strides.empty() ? nullptr : strides.data();
+  desc.TotalTensorSizeInBytes = total_size_in_bytes.value_or(
+      dml_calc_buffer_tensor_size(data_type, desc.DimensionCount, desc.Sizes, desc.Strides));
+  return desc;
+}
+
 // A description that owns its Sizes and Strides, for building descriptions in tests, tools and
 // examples. desc() points into this object: keep it alive (and unmoved) while the desc is used.
 struct TensorDesc {
