@@ -1,6 +1,6 @@
 // GATHER_ND1 through the runtime layer, the way a GPU test harness calls it: the same
 // DML_GATHER_ND1_OPERATOR_DESC it gives DirectML, plus CPU buffers. Reproduces the three examples
-// of DirectML's page (../shared/spec/gather_nd1.md) and exits non-zero on any mismatch.
+// of DirectML's page (docs/gather_nd1.md) and exits non-zero on any mismatch.
 #include <dmlref/dmlref.hpp>
 #include <dmlref/ops/gather_nd1.hpp>
 

@@ -1,4 +1,4 @@
-// The JOIN and SPLIT examples of DirectML's pages (../shared/spec/join.md, split.md), run through
+// The JOIN and SPLIT examples of DirectML's pages (docs/join.md, docs/split.md), run through
 // the runtime entry points a GPU harness would call, printed in the pages' notation. Exits 1 if
 // any output differs from the page's values.
 #include <dmlref/dmlref.hpp>

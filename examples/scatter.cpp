@@ -1,6 +1,6 @@
 // SCATTER through the runtime entry point, the way a GPU test harness calls it: the same
 // DirectML-shaped description plus the buffers. Reproduces both examples of the DirectML page
-// (../shared/spec/scatter.md) and shows that example 2 as the page prints it is rejected.
+// (docs/scatter.md) and shows that example 2 as the page prints it is rejected.
 // Exits non-zero when a result differs from the page.
 #include <dmlref/dmlref.hpp>
 #include <dmlref/ops/scatter.hpp>

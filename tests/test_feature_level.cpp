@@ -1,5 +1,5 @@
 // Feature levels: DirectML's values and names, and the support-table check every operator runs,
-// exercised on JOIN's table from spec/join.md.
+// exercised on JOIN's table from docs/join.md.
 #define DMLREF_TEST_NO_OPERATORS  // no operator header: see test_support.hpp
 #include "test_support.hpp"
 
@@ -13,7 +13,7 @@ using dmlref::SupportRow;
 
 namespace {
 
-// spec/join.md, "Feature levels (InputTensors and OutputTensor alike)", in the page's row order
+// docs/join.md#feature-levels, in the page's row order
 // (newest first) to show the check does not depend on the order.
 constexpr SupportRow kJoinTable[] = {
     {FeatureLevel::k4_1, 1, 8, dmlref::kAllTypes},

@@ -1,4 +1,4 @@
-// GATHER_ND1 (include/dmlref/ops/gather_nd1.hpp) against ../shared/spec/gather_nd1.md: the page's
+// GATHER_ND1 (include/dmlref/ops/gather_nd1.hpp) against docs/gather_nd1.md: the page's
 // examples, every data type with every index type, every geometry of ranks 1-8, strided and
 // broadcast operands, seeded properties checked against a brute force written here, and one
 // negative test per rule.

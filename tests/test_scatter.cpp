@@ -1,4 +1,4 @@
-// Tests for SCATTER (../shared/spec/scatter.md, SC1-SC8): the spec's examples, every data type
+// Tests for SCATTER (docs/scatter.md, SC1-SC8): the spec's examples, every data type
 // with every index type, ranks 1-8 and every axis, strided and broadcast operands, the index
 // policy, duplicates, the result check, validation messages, and the feature-level table.
 // Expected values come from the packed arithmetic below, never from dmlref's loops.

@@ -10,7 +10,7 @@
 
 namespace dmlref {
 
-// One code per rule of ../shared/spec (the rule id is the name), plus the few conditions the spec
+// One code per rule of docs/*.md (the rule id is the name), plus the few conditions the spec
 // does not number. Tests assert codes; messages carry the rule id too.
 enum class ErrorCode : std::uint32_t {
   // tensors.md

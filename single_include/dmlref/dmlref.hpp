@@ -79,7 +79,7 @@
 
 namespace dmlref {
 
-// One code per rule of ../shared/spec (the rule id is the name), plus the few conditions the spec
+// One code per rule of docs/*.md (the rule id is the name), plus the few conditions the spec
 // does not number. Tests assert codes; messages carry the rule id too.
 enum class ErrorCode : std::uint32_t {
   // tensors.md
@@ -3615,7 +3615,7 @@ inline constexpr int kVersion =
 // dmlref: GATHER_ND1 (DML_GATHER_ND1_OPERATOR_DESC, operator type 140). Gathers whole sub-blocks of
 // the input addressed by index tuples, with optional batch dimensions:
 //   output[batch, ...] = input[batch, indices[batch, ...], ...]
-// Spec: ../shared/spec/gather_nd1.md (rules G1-G10), ../shared/spec/tensors.md (T1-T13).
+// Rules: docs/gather_nd1.md (G1-G10), docs/tensors.md (T1-T13).
 //
 // Notation (the spec's): R the shared DimensionCount; r, q, b the InputDimensionCount,
 // IndicesDimensionCount and BatchDimensionCount; m = IndicesTensor.Sizes[R-1], the coordinates per
@@ -4256,7 +4256,7 @@ inline void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, Con
 // ---- end dmlref/ops/gather_nd1.hpp --------------------------------------------------------------
 // ---- begin dmlref/ops/join.hpp ------------------------------------------------------------------
 // dmlref: JOIN (DML_JOIN_OPERATOR_DESC): concatenate inputs along one axis. Rules J1-J6 and
-// T1-T13 of ../shared/spec/join.md and tensors.md; the inverse of SPLIT (ops/split.hpp).
+// T1-T13 of docs/join.md and docs/tensors.md; the inverse of SPLIT (ops/split.hpp).
 
 #include <algorithm>
 #include <array>
@@ -4748,7 +4748,7 @@ inline void join(const JoinOperatorDesc& desc, std::initializer_list<ConstBuffer
 //
 // Reverses the first L elements of every subsequence along Axis, each subsequence with its own
 // length L read from SequenceLengthsTensor; the rest of the subsequence is copied unchanged.
-// Spec: ../shared/spec/reverse_subsequences.md (R1-R5) and tensors.md (T1-T13).
+// Rules: docs/reverse_subsequences.md (R1-R5) and docs/tensors.md (T1-T13).
 //
 //   typed:   validate_reverse_subsequences(input, lengths, output, axis, options)
 //            reverse_subsequences(input, lengths, output, axis, options)
@@ -5143,7 +5143,7 @@ inline void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, Co
 // ---- end dmlref/ops/reverse_subsequences.hpp ----------------------------------------------------
 // ---- begin dmlref/ops/scatter.hpp ---------------------------------------------------------------
 // dmlref: SCATTER (DML_SCATTER_OPERATOR_DESC, alias DML_SCATTER_ELEMENTS_OPERATOR_DESC), rules
-// SC1-SC8 of ../shared/spec/scatter.md: validation, the reference loop, what to do with duplicate
+// SC1-SC8 of docs/scatter.md: validation, the reference loop, what to do with duplicate
 // targets, and the check of a result computed elsewhere (a GPU) that accepts any colliding update.
 
 #include <algorithm>
@@ -5987,7 +5987,7 @@ inline ScatterCheckResult<ScatterElementBits> check_scatter_result(
 // ---- end dmlref/ops/scatter.hpp -----------------------------------------------------------------
 // ---- begin dmlref/ops/split.hpp -----------------------------------------------------------------
 // dmlref: SPLIT (DML_SPLIT_OPERATOR_DESC): cut the input into several outputs along one axis.
-// Rules S1-S6 and T1-T13 of ../shared/spec/split.md and tensors.md; the inverse of JOIN
+// Rules S1-S6 and T1-T13 of docs/split.md and docs/tensors.md; the inverse of JOIN
 // (ops/join.hpp).
 
 #include <cstddef>

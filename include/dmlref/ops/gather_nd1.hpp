@@ -1,7 +1,7 @@
 // dmlref: GATHER_ND1 (DML_GATHER_ND1_OPERATOR_DESC, operator type 140). Gathers whole sub-blocks of
 // the input addressed by index tuples, with optional batch dimensions:
 //   output[batch, ...] = input[batch, indices[batch, ...], ...]
-// Spec: ../shared/spec/gather_nd1.md (rules G1-G10), ../shared/spec/tensors.md (T1-T13).
+// Rules: docs/gather_nd1.md (G1-G10), docs/tensors.md (T1-T13).
 //
 // Notation (the spec's): R the shared DimensionCount; r, q, b the InputDimensionCount,
 // IndicesDimensionCount and BatchDimensionCount; m = IndicesTensor.Sizes[R-1], the coordinates per

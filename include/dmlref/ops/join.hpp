@@ -1,5 +1,5 @@
 // dmlref: JOIN (DML_JOIN_OPERATOR_DESC): concatenate inputs along one axis. Rules J1-J6 and
-// T1-T13 of ../shared/spec/join.md and tensors.md; the inverse of SPLIT (ops/split.hpp).
+// T1-T13 of docs/join.md and docs/tensors.md; the inverse of SPLIT (ops/split.hpp).
 #pragma once
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 //
 // Reverses the first L elements of every subsequence along Axis, each subsequence with its own
 // length L read from SequenceLengthsTensor; the rest of the subsequence is copied unchanged.
-// Spec: ../shared/spec/reverse_subsequences.md (R1-R5) and tensors.md (T1-T13).
+// Rules: docs/reverse_subsequences.md (R1-R5) and docs/tensors.md (T1-T13).
 //
 //   typed:   validate_reverse_subsequences(input, lengths, output, axis, options)
 //            reverse_subsequences(input, lengths, output, axis, options)

@@ -1,5 +1,5 @@
 // dmlref: SCATTER (DML_SCATTER_OPERATOR_DESC, alias DML_SCATTER_ELEMENTS_OPERATOR_DESC), rules
-// SC1-SC8 of ../shared/spec/scatter.md: validation, the reference loop, what to do with duplicate
+// SC1-SC8 of docs/scatter.md: validation, the reference loop, what to do with duplicate
 // targets, and the check of a result computed elsewhere (a GPU) that accepts any colliding update.
 #pragma once
 

@@ -1,5 +1,5 @@
 // dmlref: SPLIT (DML_SPLIT_OPERATOR_DESC): cut the input into several outputs along one axis.
-// Rules S1-S6 and T1-T13 of ../shared/spec/split.md and tensors.md; the inverse of JOIN
+// Rules S1-S6 and T1-T13 of docs/split.md and docs/tensors.md; the inverse of JOIN
 // (ops/join.hpp).
 #pragma once
 
