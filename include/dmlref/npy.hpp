@@ -475,6 +475,22 @@ class NpyArray {
     storage_.assign(storage_size(), std::byte{0});
   }
 
+ private:
+  struct Unfilled {};
+  // Checked like the public constructor, with the storage reserved but not yet filled (reserving
+  // touches no memory, so an array read from a stream costs only what the stream delivers).
+  NpyArray(DataType type, std::vector<std::uint32_t> sizes, bool fortran_order, std::string name,
+           Unfilled)
+      : NpyArray(type, {1}, fortran_order, std::move(name)) {
+    sizes_ = std::move(sizes);
+    detail::check_layout("npy", name_, Layout::packed(sizes_));
+    finish_layout();
+    storage_.clear();
+    storage_.reserve(storage_size());
+  }
+
+ public:
+
   // A C-order copy of any view (strided, transposed, broadcast).
   template <class T>
   static NpyArray from_view(const TensorView<T>& view, std::string name = "<memory>") {
@@ -521,11 +537,18 @@ class NpyArray {
     if (stream_size) {
       detail::check_npy_data_size(name, h, *stream_size - std::min<std::uint64_t>(*stream_size, h.data_offset));
     }
-    NpyArray a(h.data_type, h.sizes, h.fortran_order, std::move(name));
+    NpyArray a(h.data_type, h.sizes, h.fortran_order, std::move(name), Unfilled{});
     a.version_ = h.version;
-    const std::size_t data_got =
-        read_some(in, a.storage_.data(), static_cast<std::size_t>(h.data_bytes), a.name_);
-    if (data_got < h.data_bytes) detail::check_npy_data_size(a.name_, h, data_got);
+    // In chunks into the reserved storage, so a stream that ends early costs what it delivered.
+    const auto data_bytes = static_cast<std::size_t>(h.data_bytes);
+    while (a.storage_.size() < data_bytes) {
+      const std::size_t at = a.storage_.size();
+      const std::size_t chunk = std::min<std::size_t>(data_bytes - at, std::size_t{1} << 24);
+      a.storage_.resize(at + chunk);
+      const std::size_t got = read_some(in, a.storage_.data() + at, chunk, a.name_);
+      if (got < chunk) detail::check_npy_data_size(a.name_, h, at + got);
+    }
+    a.storage_.resize(a.storage_size(), std::byte{0});
     if (in.peek() != std::char_traits<char>::eof()) {
       detail::fail(ErrorCode::NpyFormat, "npy: '", a.name_, "': the header says shape ",
                    detail::npy_shape_text(std::span<const std::uint32_t>(h.sizes)), " of ",
@@ -652,7 +675,8 @@ inline NpyArray read_npy(std::span<const std::byte> bytes, std::string name = "<
 inline NpyArray read_npy(const std::filesystem::path& path) {
   const std::string name = path.string();
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
     detail::fail(ErrorCode::Io, "npy: cannot read '", name, "': it is a directory");
   }
   std::ifstream in(path, std::ios::binary);
@@ -663,7 +687,7 @@ inline NpyArray read_npy(const std::filesystem::path& path) {
   // A regular file's size is known up front, so a header that disagrees with it is refused before
   // any data is allocated or read; pipes and devices are read only as far as the header says.
   std::optional<std::uint64_t> size;
-  if (std::filesystem::is_regular_file(path, ec)) {
+  if (std::filesystem::is_regular_file(status)) {
     const auto n = std::filesystem::file_size(path, ec);
     if (!ec) size = n;
   }
