@@ -798,3 +798,140 @@ TEST_CASE("hostile aliasing: REVERSE_SUBSEQUENCES") {
         ErrorCode::T12, "OutputTensor.Strides[0] is 0 with Sizes[0] 2");
   }
 }
+
+// ------------------------------------------------------------------------------------------------
+// Untrusted counts, extents at the end of the address space, and T13 over many tensors
+
+TEST_CASE("hostile: a huge InputCount/OutputCount over a short array is an error, not an allocation") {
+  // The description-only overloads must read and check the elements a count promises before
+  // allocating anything for it: here the array's second element is invalid, so validation stops
+  // there with T1 whatever the count says (and never reads past it).
+  const TensorDesc good = desc_of(DataType::Float32, {2, 3});
+  BufferTensorDesc array[2] = {good.desc(), good.desc()};
+  array[1].DataType = DataType::Unknown;
+  const BufferTensorDesc whole = good.desc();
+  for (const std::uint32_t count : {std::uint32_t{1} << 28, std::uint32_t{1} << 31, kU32Max}) {
+    CAPTURE(count);
+    DMLREF_CHECK_ERROR(validate_join(JoinOperatorDesc{count, array, &whole, 0}), ErrorCode::T1,
+                       "JOIN: InputTensors[1].DataType is");
+    DMLREF_CHECK_ERROR(validate_split(SplitOperatorDesc{&whole, count, array, 0}), ErrorCode::T1,
+                       "SPLIT: OutputTensors[1].DataType is");
+  }
+}
+
+TEST_CASE("hostile: a buffer that claims a range past the address space is T13, never a wrapped range") {
+  // UINT16 {2^31 + 1} with stride 2^32 - 1: the last element sits at offset 2^63 - 2^31, so the
+  // tensor spans 2^64 - 2^32 + 2 bytes. That passes T8 (it fits 64 bits unsigned) and the buffer
+  // below claims that size (T10), although it is 64 bytes. (max + 1) * 2 overflows int64; wrapped,
+  // the range ended below its start and the aliased output went unnoticed, then the copy ran off
+  // the buffer. The output and the input share one pointer: the call must be T13.
+  const std::uint32_t n = (std::uint32_t{1} << 31) + 1;
+  const TensorDesc far = desc_of(DataType::UInt16, {n}, {kU32Max});
+  REQUIRE(far.total_tensor_size_in_bytes == 0xFFFFFFFF00000004ull);
+  const TensorDesc packed = desc_of(DataType::UInt16, {n});
+  const BufferTensorDesc f = far.desc(), p = packed.desc();
+  Arena arena;
+  const std::vector<std::uint16_t> values = {1, 2, 3, 4};
+  arena.put(0, values);
+  DMLREF_CHECK_ERROR(join(JoinOperatorDesc{1, &f, &p, 0},
+                          {ConstBuffer(arena.at(0), f.TotalTensorSizeInBytes)},
+                          Buffer{arena.at(0), p.TotalTensorSizeInBytes}),
+                     ErrorCode::T13, "JOIN: ");
+  DMLREF_CHECK_ERROR(split(SplitOperatorDesc{&f, 1, &p, 0},
+                           ConstBuffer(arena.at(0), f.TotalTensorSizeInBytes),
+                           {Buffer{arena.at(0), p.TotalTensorSizeInBytes}}),
+                     ErrorCode::T13, "SPLIT: ");
+  CHECK(arena.get<std::uint16_t>(0, 4) == values);
+
+  // The extent itself, in unsigned 64-bit: near the top of the address space it wraps.
+  const auto* top = reinterpret_cast<const void*>(std::numeric_limits<std::uintptr_t>::max() - 7);
+  CHECK(tensor_extent("x", top, Layout::packed({1}), 4, false).wraps == false);
+  CHECK(tensor_extent("x", top, Layout::packed({2}), 4, false).wraps == true);  // ends at 2^64
+  const TensorExtent wrapping = tensor_extent("OutputTensor", top, Layout::packed({2}), 4, true);
+  DMLREF_CHECK_ERROR(detail::check_no_overlap("JOIN", std::span<const TensorExtent>(&wrapping, 1)),
+                     ErrorCode::T13, "JOIN: OutputTensor's bytes run past the end of the 64-bit");
+  // Negative strides (typed layer) below address 0 wrap too.
+  const auto* bottom = reinterpret_cast<const void*>(std::uintptr_t{8});
+  CHECK(tensor_extent("x", bottom, Layout::strided({3}, {-1}), 8, false).wraps == true);
+  CHECK(tensor_extent("x", bottom, Layout::strided({3}, {-1}), 4, false).wraps == false);
+  const TensorExtent low = tensor_extent("x", bottom, Layout::strided({3}, {-1}), 2, false);
+  CHECK(low.wraps == false);
+  CHECK(low.begin == 4);
+  CHECK(low.end == 10);
+}
+
+namespace {
+
+// T13 as a check of every pair in order: the first output (by position) that overlaps any tensor,
+// and the first tensor it overlaps. The sweep must name the same pair.
+std::string pairwise_t13(const std::vector<TensorExtent>& tensors) {
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    for (std::size_t j = 0; j < tensors.size(); ++j) {
+      const TensorExtent& a = tensors[i];
+      const TensorExtent& b = tensors[j];
+      if (i == j || !a.is_output || (b.is_output && j < i)) continue;
+      if (a.begin < b.end && b.begin < a.end) return a.name + " overlaps " + b.name;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("hostile: T13 over many tensors names the pair a check of every pair names") {
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  const auto next = [&](std::uint64_t n) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % n;
+  };
+  std::size_t overlapping = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<TensorExtent> tensors;
+    const std::size_t count = 1 + next(12);
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uintptr_t begin = 4096 + next(200);
+      tensors.push_back({"T" + std::to_string(i), begin, begin + 1 + next(40), next(2) == 0, false});
+    }
+    const std::string expected = pairwise_t13(tensors);
+    std::string got;
+    try {
+      detail::check_no_overlap("OP", std::span<const TensorExtent>(tensors));
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::T13);
+      const std::string what = e.what();
+      const auto open = what.find(" (bytes ["), mid = what.find(")) overlaps "),
+                 close = what.find(" (bytes [", mid);
+      got = what.substr(4, open - 4) + " overlaps " + what.substr(mid + 12, close - mid - 12);
+    }
+    CHECK_MESSAGE(got == expected, "round ", round);
+    overlapping += !expected.empty();
+  }
+  CHECK(overlapping > 500);  // both outcomes are well exercised
+  CHECK(overlapping < 1900);
+}
+
+TEST_CASE("hostile: SPLIT into 65,536 outputs and JOIN back (T13 over 65,537 tensors)") {
+  constexpr std::uint32_t kPieces = 65536;
+  const TensorDesc whole = desc_of(DataType::UInt8, {1, kPieces});
+  const TensorDesc one = desc_of(DataType::UInt8, {1, 1});
+  const std::vector<BufferTensorDesc> pieces(kPieces, one.desc());
+  const BufferTensorDesc w = whole.desc();
+  std::vector<std::uint8_t> input(kPieces), outputs(std::size_t{kPieces} * 4, 0), back(kPieces);
+  for (std::uint32_t i = 0; i < kPieces; ++i) input[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  std::vector<Buffer> out_buffers;
+  std::vector<ConstBuffer> in_buffers;
+  for (std::uint32_t i = 0; i < kPieces; ++i) {
+    out_buffers.push_back({outputs.data() + 4 * std::size_t{i}, 4});
+    in_buffers.push_back(out_buffers.back());
+  }
+  split(SplitOperatorDesc{&w, kPieces, pieces.data(), 1}, ConstBuffer(input.data(), input.size()),
+        out_buffers);
+  join(JoinOperatorDesc{kPieces, pieces.data(), &w, 1}, in_buffers, Buffer{back.data(), back.size()});
+  CHECK(back == input);
+  // The last output moved onto the first: named as a check of every pair would name it.
+  out_buffers.back().data = outputs.data();
+  DMLREF_CHECK_ERROR(split(SplitOperatorDesc{&w, kPieces, pieces.data(), 1},
+                           ConstBuffer(input.data(), input.size()), out_buffers),
+                     ErrorCode::T13, "SPLIT: OutputTensors[0] (bytes [0, 1)) overlaps "
+                                     "OutputTensors[65535] (bytes [0, 1))");
+}

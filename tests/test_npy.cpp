@@ -9,7 +9,13 @@
 #include <bit>
 #include <filesystem>
 #include <fstream>
+#include <istream>
+#include <optional>
+#include <sstream>
+#include <streambuf>
 #include <string>
+
+#include <unistd.h>
 
 using dmlref::DataType;
 using dmlref::ErrorCode;
@@ -374,4 +380,133 @@ TEST_CASE("npy: arrays as runtime tensors") {
   DMLREF_CHECK_ERROR(NpyArray(DataType::Float32, {2, 0}), ErrorCode::T3, "Sizes[1] is 0");
   DMLREF_CHECK_ERROR(NpyArray(DataType::Float32, {}), ErrorCode::T2, "0 dimensions");
   DMLREF_CHECK_ERROR(NpyArray(DataType::Unknown, {1}), ErrorCode::T1, "UNKNOWN");
+}
+
+// ------------------------------------------------------------------------------------------------
+// Hostile files: the reader checks before it reads, reads no more than the header describes, and
+// quotes no raw byte of the file.
+
+namespace {
+
+// A stream of `prefix` followed by endless `fill` bytes, handed out one byte per underflow so the
+// test can count exactly how far the reader went.
+class EndlessBuf : public std::streambuf {
+ public:
+  EndlessBuf(std::vector<std::byte> prefix, char fill) : prefix_(std::move(prefix)), fill_(fill) {}
+  std::size_t consumed() const { return consumed_; }
+
+ protected:
+  int_type underflow() override {
+    current_ = consumed_ < prefix_.size() ? static_cast<char>(prefix_[consumed_]) : fill_;
+    ++consumed_;
+    setg(&current_, &current_, &current_ + 1);
+    return traits_type::to_int_type(current_);
+  }
+
+ private:
+  std::vector<std::byte> prefix_;
+  char fill_;
+  char current_ = 0;
+  std::size_t consumed_ = 0;
+};
+
+std::string scratch_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("dmlref_npy_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+}  // namespace
+
+TEST_CASE("npy: /dev/zero and other endless input fail at the magic, reading 12 bytes at most") {
+  if (std::filesystem::exists("/dev/zero")) {
+    DMLREF_CHECK_ERROR(dmlref::read_npy(std::filesystem::path("/dev/zero")), ErrorCode::NpyFormat,
+                       "npy: '/dev/zero': bad magic");
+  }
+  EndlessBuf zeros({}, '\0');
+  std::istream in(&zeros);
+  DMLREF_CHECK_ERROR(NpyArray::from_stream(in, "zeros", std::nullopt), ErrorCode::NpyFormat,
+                     "bad magic");
+  CHECK(zeros.consumed() <= 12);
+}
+
+TEST_CASE("npy: a stream is read exactly as far as the header describes, then must end") {
+  const auto valid = image(dict("<f4", "(2, 3)"), 24);
+  // Endless data after a valid image: the reader takes the 24 data bytes, sees one more and stops.
+  EndlessBuf endless(valid, 'x');
+  std::istream in(&endless);
+  DMLREF_CHECK_ERROR(NpyArray::from_stream(in, "endless", std::nullopt), ErrorCode::NpyFormat,
+                     "24 data bytes, but more follow it");
+  CHECK(endless.consumed() == valid.size() + 1);
+  // A header that promises 2^32 - 1 elements over a short stream: truncated, named as such.
+  const auto promise = image(dict("|u1", "(4294967295,)"), 3);
+  std::istringstream short_stream(std::string(reinterpret_cast<const char*>(promise.data()), promise.size()));
+  DMLREF_CHECK_ERROR(NpyArray::from_stream(short_stream, "short", promise.size()),
+                     ErrorCode::NpyFormat, "needs 4294967295 data bytes but only 3");
+  // Without a known size (a pipe) the same promise costs only the bytes that arrive.
+  std::istringstream pipe_like(std::string(reinterpret_cast<const char*>(promise.data()), promise.size()));
+  DMLREF_CHECK_ERROR(NpyArray::from_stream(pipe_like, "pipe", std::nullopt), ErrorCode::NpyFormat,
+                     "needs 4294967295 data bytes but only 3");
+  // The exact stream reads back.
+  std::istringstream exact(std::string(reinterpret_cast<const char*>(valid.data()), valid.size()));
+  CHECK(NpyArray::from_stream(exact, "exact", std::nullopt).element_count() == 6);
+}
+
+TEST_CASE("npy: a file whose size disagrees with its header is refused before its data is read") {
+  // A valid header for 8 bytes, then a sparse file 64 GiB long: refused by its size alone (the
+  // old reader read all of it into memory first).
+  const std::string path = scratch_path("sparse.npy");
+  const auto header_only = image(dict("<f4", "(2,)"), 8);
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(header_only.data()),
+              static_cast<std::streamsize>(header_only.size()));
+  }
+  std::filesystem::resize_file(path, std::uint64_t{1} << 36);
+  const std::uint64_t follow = (std::uint64_t{1} << 36) - (header_only.size() - 8);
+  DMLREF_CHECK_ERROR(dmlref::read_npy(std::filesystem::path(path)), ErrorCode::NpyFormat,
+                     "8 data bytes, but " + std::to_string(follow) + " follow it");
+  // And a file shorter than its header says.
+  std::filesystem::resize_file(path, header_only.size() - 1);
+  DMLREF_CHECK_ERROR(dmlref::read_npy(std::filesystem::path(path)), ErrorCode::NpyFormat,
+                     "needs 8 data bytes but only 7");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("npy: bytes of the file that a message quotes are escaped") {
+  const auto no_raw_control = [](const std::vector<std::byte>& bytes, const std::string& escaped) {
+    try {
+      (void)dmlref::read_npy(bytes, "evil.npy");
+      FAIL("accepted");
+    } catch (const dmlref::Error& e) {
+      const std::string what = e.what();
+      CHECK_MESSAGE(what.find(escaped) != std::string::npos, what);
+      for (char c : what) CHECK_MESSAGE(static_cast<unsigned char>(c) >= 0x20, what);
+    }
+  };
+  // ESC [2J clears a terminal; BEL rings it.
+  no_raw_control(image("{'\x1b[2J': 1}\n", 0), "unexpected key '\\x1b[2J'");
+  no_raw_control(image(dict("\x07<f4", "(1,)"), 4), "dtype '\\x07<f4'");
+  no_raw_control(image("{'descr' \x1b[31m}\n", 0), "\\x1b[31m");
+  no_raw_control(image("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}\x9b\n", 4),
+                 "\\x9b");
+  CHECK(dmlref::detail::escape_bytes(std::string("a\\b\n\x7f\xff", 6)) == "a\\\\b\\n\\x7f\\xff");
+}
+
+TEST_CASE("npy: write_npy to a stream is the image; reshape changes sizes without a copy") {
+  NpyArray a(DataType::Int16, {2, 3});
+  dmlref::fill_distinct(a.view<std::int16_t>(), 3);
+  std::ostringstream out;
+  dmlref::write_npy(out, a);
+  const auto image_bytes = dmlref::npy_bytes(a);
+  CHECK(out.str() == std::string(reinterpret_cast<const char*>(image_bytes.data()), image_bytes.size()));
+
+  const std::byte* data = a.bytes().data();
+  a.reshape({1, 1, 6});
+  CHECK(a.sizes() == std::vector<std::uint32_t>{1, 1, 6});
+  CHECK(a.bytes().data() == data);
+  CHECK(a.view<std::int16_t>().at({0, 0, 4}) == a.view<std::int16_t>().data()[4]);
+  DMLREF_CHECK_ERROR(a.reshape({4}), ErrorCode::ShapeMismatch, "cannot reshape {1,1,6} to {4}");
+  NpyArray f(DataType::Int16, {2, 3}, true);
+  DMLREF_CHECK_ERROR(f.reshape({3, 2}), ErrorCode::ShapeMismatch, "(Fortran order)");
 }

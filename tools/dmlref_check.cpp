@@ -2,7 +2,8 @@
 // (--out) and/or compare a device's output with it (--actual).
 //
 // Exit status: 0 written / matches, 1 does not match (the report says where and what), 2 bad usage
-// or invalid input (the validation message says which rule). See kHelp for every flag.
+// or invalid input (the validation message says which rule). Outputs are staged in temporary files
+// and renamed into place only when the call ends in 0 or 1; on 2 nothing is written. See kHelp.
 //
 // It drives the runtime layer (DirectML-shaped descriptions built from the .npy files), so what it
 // checks is what a GPU harness gets from the same call.
@@ -14,12 +15,16 @@
 #include <dmlref/ops/reverse_subsequences.hpp>
 #include <dmlref/ops/scatter.hpp>
 #include <dmlref/ops/split.hpp>
+#include <dmlref/version.hpp>
+
+#include "cli_files.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -32,6 +37,7 @@ namespace {
 using namespace dmlref;
 
 constexpr std::string_view kHelp = R"(usage: dmlref-check OPERATOR [flags]
+       dmlref-check --help | --version
 
 Runs one DirectML data-movement operator of dmlref's golden model on .npy inputs. With --out it
 writes the golden output; with --actual it compares a device's output with the golden one
@@ -41,19 +47,32 @@ operators and their flags:
   join                  --axis N --input A.npy --input B.npy [--input ...]
   split                 --axis N --input X.npy (--pieces 2,1,3 | --count N)
                         outputs: --out-prefix P (writes P0.npy, P1.npy, ...) or --out once per
-                        output; --actual once per output, in order
+                        output; --actual once per output, in order; each piece keeps the
+                        input's rank, as numpy.split gives it
   scatter               --axis N --input X.npy --indices I.npy --updates U.npy
                         [--clamp-indices] [--duplicates last|reject]
                         (the comparison accepts any one of the updates that collide on an element)
   gather_nd1            --input X.npy --indices I.npy [--input-dims r] [--indices-dims q]
                         [--batch-dims b] [--clamp-indices]
-                        r and q default to the ranks of the files, b to 0; when the ranks differ
-                        both tensors get leading 1s up to the larger rank (DirectML's tensors share
-                        one DimensionCount)
+                        r and q default to the ranks of the files, b to 0 (b >= 0, as ONNX's
+                        GatherND batch_dims); when the ranks differ both tensors get leading 1s
+                        up to the larger rank (DirectML's tensors share one DimensionCount); the
+                        output is written with numpy's/ONNX's shape, without those leading 1s
   reverse_subsequences  --axis N --input X.npy --lengths L.npy
 
+  --axis N              counts from 0; a negative N counts from the end as in numpy (-1 is the
+                        last dimension of the input, of the first input for join)
+  --clamp-indices       scatter, gather_nd1: an index outside [-n, n-1] is clamped into [0, n-1]
+                        (after a negative one counts from the end) instead of being an error
+                        (exit 2); without it every index must be in range
+  --duplicates last     scatter (the default): where several updates hit one element, the last
+                        one in row-major order of the indices is the golden value written by
+                        --out; --actual accepts any one of them there
+  --duplicates reject   scatter: two updates for one element are an error (exit 2)
+
 output and comparison (every operator):
-  --out FILE            write the golden output (C order, .npy version 1.0)
+  --out FILE            write the golden output (C order, .npy version 1.0); it must not be the
+                        same file (or a link to it) as any input, --actual or --untouched
   --actual FILE         the device's output to compare; its sizes may differ from the golden
                         output's only by leading 1s
   --untouched FILE      the output buffer's contents before the dispatch (once per output), so
@@ -63,9 +82,20 @@ output and comparison (every operator):
   --max-report N        how many differing elements to list (default 10)
   --feature-level L     the target DirectML feature level, e.g. 4_1, 3_0 (default: newest)
   --help                this text
+  --version             the version of dmlref
 
 exit status: 0 written / matches, 1 does not match, 2 bad usage or invalid input.
+A call that exits 2 writes nothing: --out files are written to a temporary file next to the
+target and renamed into place only once everything (the comparison included) has succeeded.
 )";
+
+// Sizes without their leading 1s, keeping at least one dimension ({1,1,3} -> {3}, {1} -> {1}).
+std::vector<std::uint32_t> without_leading_ones(std::vector<std::uint32_t> s, std::size_t keep = 1) {
+  std::size_t drop = 0;
+  while (s.size() - drop > keep && s[drop] == 1) ++drop;
+  s.erase(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(drop));
+  return s;
+}
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -119,6 +149,24 @@ std::uint64_t parse_uint(const std::string& flag, const std::string& text, std::
 
 std::uint32_t parse_u32(const Args& args, const std::string& flag) {
   return static_cast<std::uint32_t>(parse_uint(flag, args.one(flag), 0xFFFFFFFFu));
+}
+
+// --axis against the rank it indexes: 0..rank-1, or -rank..-1 counting from the end (numpy). A
+// non-negative value past the rank is left to the operator's own rule (J4, S4, ...).
+std::uint32_t parse_axis(const Args& args, std::uint32_t rank) {
+  const std::string text = args.one("--axis");
+  if (text.empty() || text[0] != '-') return parse_u32(args, "--axis");
+  const std::string digits = text.substr(1);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+    throw UsageError("--axis " + text + " is not a number");
+  }
+  const std::string range = "[-" + std::to_string(rank) + ", " + std::to_string(rank - 1) + "]";
+  if (digits.size() > 10 || std::stoull(digits) > rank) {
+    throw UsageError("--axis " + text + " is outside " + range + " for the " +
+                     std::to_string(rank) + "-d input");
+  }
+  const auto back = static_cast<std::uint32_t>(std::stoull(digits));
+  return back == 0 ? 0 : rank - back;
 }
 
 std::vector<std::uint32_t> parse_list(const std::string& flag, const std::string& text) {
@@ -182,23 +230,24 @@ Args parse_args(int argc, char** argv) {
   return args;
 }
 
-// The array reshaped to `sizes` as a C-order copy, when its sizes equal `sizes` up to leading 1s
-// (DirectML pads ranks with leading 1s: a 4-d JOIN output read back as a 2-d array is the same
-// data). Anything else cannot be compared: a usage error naming both.
-NpyArray conform(const NpyArray& a, const std::vector<std::uint32_t>& sizes, DataType type,
+// The array under `sizes`, when its sizes equal `sizes` up to leading 1s (DirectML pads ranks with
+// leading 1s: a 4-d JOIN output read back as a 2-d array is the same data). A C-order array is
+// reshaped in place; a Fortran-order one is copied. Anything else cannot be compared: a usage
+// error naming both.
+NpyArray conform(NpyArray a, const std::vector<std::uint32_t>& sizes, DataType type,
                  const std::string& role) {
   if (a.data_type() != type) {
     throw UsageError(role + " '" + a.name() + "' holds " + std::string(data_type_name(a.data_type())) +
                      " elements but the output is " + std::string(data_type_name(type)));
   }
-  auto squeeze = [](std::vector<std::uint32_t> s) {
-    while (s.size() > 1 && s.front() == 1) s.erase(s.begin());
-    return s;
-  };
   const Layout want = Layout::packed(sizes);
-  if (squeeze(a.sizes()) != squeeze(sizes)) {
+  if (without_leading_ones(a.sizes()) != without_leading_ones(sizes)) {
     throw UsageError(role + " '" + a.name() + "' has sizes " + a.layout().sizes_string() +
                      " but the output has " + want.sizes_string());
+  }
+  if (!a.fortran_order()) {
+    a.reshape(sizes);
+    return a;
   }
   // The same elements under the wanted sizes: trailing dimensions keep their strides, the
   // leading 1s address nothing.
@@ -217,6 +266,9 @@ NpyArray conform(const NpyArray& a, const std::vector<std::uint32_t>& sizes, Dat
 struct Outputs {
   std::vector<NpyArray> arrays;
   std::vector<std::string> names;  // DirectML's: OutputTensor, OutputTensors[i]
+  // The sizes each output is written with, where they differ from DirectML's (GATHER_ND1's
+  // leading 1s dropped, as numpy/ONNX shape it); empty otherwise.
+  std::vector<std::vector<std::uint32_t>> file_sizes;
 };
 
 std::vector<std::uint32_t> padded(const std::vector<std::uint32_t>& sizes, std::size_t rank) {
@@ -243,10 +295,22 @@ class Checker {
     }
   }
 
+  // Compute, then stage every --out in a temporary file, then compare, and only then move the
+  // staged files into place: any failure on the way (exit 2) leaves every file as it was.
   int run() {
     compute();
-    write();
-    return check();
+    const auto paths = out_paths();
+    refuse_overwriting_inputs(paths);
+    std::vector<std::unique_ptr<cli::AtomicOutput>> staged;
+    for (std::size_t i = 0; i < paths.size(); ++i) staged.push_back(stage(paths[i], i));
+    const int verdict = check();
+    for (std::size_t i = 0; i < staged.size(); ++i) {
+      staged[i]->commit();
+      std::cout << "wrote " << paths[i] << ": " << outputs_.names[i] << " "
+                << data_type_name(outputs_.arrays[i].data_type()) << " "
+                << Layout::packed(written_sizes(i)).sizes_string() << "\n";
+    }
+    return verdict;
   }
 
  private:
@@ -268,9 +332,10 @@ class Checker {
   }
 
   void run_join() {
-    const std::uint32_t axis = parse_u32(args_, "--axis");
     if (!args_.has("--input")) throw UsageError("join needs --input (once per input)");
+    (void)args_.one("--axis");  // a missing --axis is reported before any file is read
     for (const std::string& path : args_.all("--input")) inputs_.push_back(load(path));
+    const std::uint32_t axis = parse_axis(args_, inputs_[0].rank());
     std::vector<std::vector<std::uint32_t>> sizes;
     std::vector<BufferTensorDesc> descs;
     std::vector<ConstBuffer> buffers;
@@ -293,8 +358,9 @@ class Checker {
   }
 
   void run_split() {
-    const std::uint32_t axis = parse_u32(args_, "--axis");
+    (void)args_.one("--axis");
     const NpyArray& input = inputs_.emplace_back(load(args_.one("--input")));
+    const std::uint32_t axis = parse_axis(args_, input.rank());
     if (args_.has("--pieces") == args_.has("--count")) {
       throw UsageError("split needs exactly one of --pieces a,b,... and --count N");
     }
@@ -348,10 +414,11 @@ class Checker {
       throw UsageError("--nan-equal and --ulp do not apply to scatter: its duplicate-aware "
                        "check is bit-exact");
     }
-    const std::uint32_t axis = parse_u32(args_, "--axis");
+    (void)args_.one("--axis");
     inputs_.push_back(load(args_.one("--input")));
     inputs_.push_back(load(args_.one("--indices")));
     inputs_.push_back(load(args_.one("--updates")));
+    const std::uint32_t axis = parse_axis(args_, inputs_[0].rank());
     NpyArray& out = add_output(inputs_[0].data_type(), inputs_[0].sizes(), "OutputTensor");
     descs_ = {inputs_[0].desc(), inputs_[1].desc(), inputs_[2].desc(), out.desc()};
     scatter(scatter_desc(axis, &descs_[3]), inputs_[0].buffer(), inputs_[1].buffer(),
@@ -377,14 +444,23 @@ class Checker {
         args_.has("--indices-dims") ? parse_u32(args_, "--indices-dims") : indices.rank();
     const std::uint32_t b = args_.has("--batch-dims") ? parse_u32(args_, "--batch-dims") : 0;
     const std::size_t rank = std::max(input.rank(), indices.rank());
-    if (input.rank() < rank) input = conform(input, padded(input.sizes(), rank), input.data_type(), "--input");
+    if (input.rank() < rank) {
+      const auto sizes = padded(input.sizes(), rank);
+      const DataType type = input.data_type();
+      input = conform(std::move(input), sizes, type, "--input");
+    }
     if (indices.rank() < rank) {
-      indices = conform(indices, padded(indices.sizes(), rank), indices.data_type(), "--indices");
+      const auto sizes = padded(indices.sizes(), rank);
+      const DataType type = indices.data_type();
+      indices = conform(std::move(indices), sizes, type, "--indices");
     }
     inputs_.push_back(std::move(input));
     inputs_.push_back(std::move(indices));
     const auto sizes = infer_gather_nd1_output_sizes(inputs_[0].sizes(), inputs_[1].sizes(), r, q, b);
     NpyArray& out = add_output(inputs_[0].data_type(), sizes, "OutputTensor");
+    // numpy/ONNX: rank (q - 1) + (r - b - m); DirectML pads it with leading 1s to the shared rank.
+    const std::uint32_t m = inputs_[1].sizes().back();
+    outputs_.file_sizes.push_back(without_leading_ones(sizes, std::max<std::size_t>(1, q - 1 + r - b - m)));
     const BufferTensorDesc in_desc = inputs_[0].desc(), idx_desc = inputs_[1].desc(),
                            out_desc = out.desc();
     GatherNd1OperatorDesc desc;
@@ -401,9 +477,10 @@ class Checker {
   }
 
   void run_reverse_subsequences() {
-    const std::uint32_t axis = parse_u32(args_, "--axis");
+    (void)args_.one("--axis");
     inputs_.push_back(load(args_.one("--input")));
     inputs_.push_back(load(args_.one("--lengths")));
+    const std::uint32_t axis = parse_axis(args_, inputs_[0].rank());
     NpyArray& out = add_output(inputs_[0].data_type(), inputs_[0].sizes(), "OutputTensor");
     const BufferTensorDesc in_desc = inputs_[0].desc(), len_desc = inputs_[1].desc(),
                            out_desc = out.desc();
@@ -435,13 +512,46 @@ class Checker {
     return paths;
   }
 
-  void write() {
-    const auto paths = out_paths();
-    for (std::size_t i = 0; i < paths.size(); ++i) {
-      write_npy(paths[i], outputs_.arrays[i]);
-      std::cout << "wrote " << paths[i] << ": " << outputs_.names[i] << " "
-                << data_type_name(outputs_.arrays[i].data_type()) << " "
-                << outputs_.arrays[i].layout().sizes_string() << "\n";
+  // The sizes output i is written with.
+  std::vector<std::uint32_t> written_sizes(std::size_t i) const {
+    return i < outputs_.file_sizes.size() ? outputs_.file_sizes[i] : outputs_.arrays[i].sizes();
+  }
+
+  // Writes output i in full to a temporary file next to `path`; commit() moves it into place.
+  std::unique_ptr<cli::AtomicOutput> stage(const std::string& path, std::size_t i) {
+    auto file = std::make_unique<cli::AtomicOutput>(path);
+    NpyArray& array = outputs_.arrays[i];
+    const std::vector<std::uint32_t> sizes = array.sizes();
+    array.reshape(written_sizes(i));
+    write_npy(file->stream(), array);
+    array.reshape(sizes);
+    file->finish();
+    return file;
+  }
+
+  // An --out that is the same file as anything the call reads (or as another --out) would
+  // destroy it, and a device result overwritten by the golden one would then "match".
+  void refuse_overwriting_inputs(const std::vector<std::string>& out_paths) const {
+    static const char* const kRead[] = {"--input",   "--indices", "--updates",
+                                        "--lengths", "--actual",  "--untouched"};
+    const std::string out_flag = args_.has("--out-prefix") ? "--out-prefix" : "--out";
+    const auto refuse = [](const std::string& first, const std::string& second) {
+      throw UsageError(first + " and " + second +
+                       " are the same file; writing the golden output would replace it (give "
+                       "the output another file name)");
+    };
+    cli::SameFileIndex files;
+    for (const std::string& path : out_paths) {
+      const std::string label = out_flag + " '" + path + "'";
+      if (const auto earlier = files.add(path, {label, true})) refuse(earlier->label, label);
+    }
+    if (!files.any_existing()) return;  // a file the call reads exists
+    for (const char* flag : kRead) {
+      for (const std::string& path : args_.all(flag)) {
+        const std::string label = std::string(flag) + " '" + path + "'";
+        const auto earlier = files.add(path, {label, false});
+        if (earlier && earlier->is_output) refuse(earlier->label, label);
+      }
     }
   }
 
@@ -465,7 +575,8 @@ class Checker {
     std::vector<NpyArray> actual, untouched;
     for (std::size_t i = 0; i < n; ++i) {
       const NpyArray& golden = outputs_.arrays[i];
-      actual.push_back(conform(load(actual_paths[i]), golden.sizes(), golden.data_type(), "--actual"));
+      actual.push_back(
+          conform(load(actual_paths[i]), golden.sizes(), golden.data_type(), "--actual"));
       if (!untouched_paths.empty()) {
         untouched.push_back(
             conform(load(untouched_paths[i]), golden.sizes(), golden.data_type(), "--untouched"));
@@ -511,6 +622,10 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
       std::cout << kHelp;
+      return 0;
+    }
+    if (std::string_view(argv[i]) == "--version") {
+      std::cout << "dmlref-check " << DMLREF_VERSION_STRING << "\n";
       return 0;
     }
   }

@@ -16,6 +16,10 @@
 //   numpy requires); only whitespace may follow it. The data must be exactly as long as the
 //   header says: a shorter file is truncated, a longer one has a header that lies about its size;
 //   both are errors. The header may be at most kNpyMaxHeaderSize bytes (numpy's own read limit).
+// - Reading a file checks the magic, the version and the header length before anything else,
+//   then the header against the file's size, and reads exactly the data the header describes
+//   into the array (no copy of the whole file): /dev/zero or a huge wrong file fails at once.
+// - Bytes of the file that a message quotes are escaped (\x1b), so no header can drive a terminal.
 // - Every error names the file (or "<memory>" for a buffer without a name) and what is wrong,
 //   e.g. "npy: 'x.npy': big-endian data ('>f4') is not supported; ... [NpyFormat]". Failing to
 //   open, read or write a file is ErrorCode::Io. No input makes the reader read out of bounds.
@@ -35,6 +39,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <istream>
+#include <ostream>
 #include <optional>
 #include <span>
 #include <string>
@@ -115,6 +121,29 @@ inline void npy_swap_to_native(std::span<std::byte> bytes, std::size_t element_b
     (void)bytes;
     (void)element_bytes;
   }
+}
+
+// Bytes from a file as a message may show them: printable ASCII as is, everything else (ESC, BEL,
+// any byte a terminal might act on) as \xNN, so a crafted header cannot drive the user's
+// terminal; a backslash is doubled so the escapes stay unambiguous.
+inline std::string escape_bytes(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s;
+  for (char c : bytes) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      s += "\\\\";
+    } else if (c == '\n') {
+      s += "\\n";
+    } else if (u >= 0x20 && u < 0x7F) {
+      s += c;
+    } else {
+      s += "\\x";
+      s += kHex[u >> 4];
+      s += kHex[u & 0xF];
+    }
+  }
+  return s;
 }
 
 // A small reader of the Python literal numpy writes as the header, e.g.
@@ -208,15 +237,7 @@ class NpyHeaderParser {
 
  private:
   std::string quoted_excerpt() const {
-    std::string s;
-    for (char c : text_.substr(0, 120)) {
-      if (c == '\n') {
-        s += "\\n";
-      } else {
-        s += (c >= 0x20 && c < 0x7F) ? c : '?';  // keep the message printable
-      }
-    }
-    return "\"" + s + (text_.size() > 120 ? "...\"" : "\"");
+    return "\"" + escape_bytes(text_.substr(0, 120)) + (text_.size() > 120 ? "...\"" : "\"");
   }
 
   std::string_view text_;
@@ -230,7 +251,7 @@ inline DataType npy_type_from_descr(std::string_view descr, std::string_view nam
   }
   if (descr == "<i1" || descr == ">i1") return DataType::Int8;  // one byte: order is moot
   if (descr == "<u1" || descr == ">u1") return DataType::UInt8;
-  const std::string d(descr);
+  const std::string d = escape_bytes(descr);
   if (!descr.empty() && descr[0] == '>' && descr.size() > 1) {
     std::string little = "<";  // appended: GCC 12's -Wrestrict misfires on "<" + string&&
     little += descr.substr(1);
@@ -259,16 +280,26 @@ inline std::uint64_t read_le(std::span<const std::byte> bytes, std::size_t offse
 
 }  // namespace detail
 
-// Parses and checks the preamble and header of a .npy image, including that `bytes` holds exactly
-// the data the header promises. `name` (a file name) goes into every message.
-inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_view name) {
-  using detail::fail;
+namespace detail {
+
+// What the fixed-size preamble says: the version and how long the header text is.
+struct NpyPreamble {
+  NpyVersion version = NpyVersion::k1_0;
+  std::size_t size = 0;           // magic, version and header length: 10 or 12 bytes
+  std::size_t header_length = 0;  // at most kNpyMaxHeaderSize
+};
+
+inline constexpr std::size_t kNpyMaxPreamble = 12;
+
+// Checks the magic, the version and the header length from the first bytes of a file (at most
+// kNpyMaxPreamble of them; fewer when the file is shorter), before anything else is read.
+inline NpyPreamble parse_npy_preamble(std::span<const std::byte> bytes, std::string_view name) {
   if (bytes.size() < 8) {
     fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: ", bytes.size(),
          " bytes, too short for the .npy magic and version");
   }
-  for (std::size_t i = 0; i < sizeof detail::kNpyMagic; ++i) {
-    if (static_cast<unsigned char>(bytes[i]) != detail::kNpyMagic[i]) {
+  for (std::size_t i = 0; i < sizeof kNpyMagic; ++i) {
+    if (static_cast<unsigned char>(bytes[i]) != kNpyMagic[i]) {
       fail(ErrorCode::NpyFormat, "npy: '", name,
            "': bad magic: not a .npy file (it must start with \\x93NUMPY)");
     }
@@ -279,30 +310,61 @@ inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_
     fail(ErrorCode::NpyFormat, "npy: '", name, "': format version ", major, ".", minor,
          " is not supported; 1.0, 2.0 and 3.0 are");
   }
-  NpyHeader h;
-  h.version = static_cast<NpyVersion>(major);
+  NpyPreamble p;
+  p.version = static_cast<NpyVersion>(major);
   const std::size_t length_bytes = major == 1 ? 2 : 4;
-  const std::size_t preamble = 8 + length_bytes;
-  if (bytes.size() < preamble) {
+  p.size = 8 + length_bytes;
+  if (bytes.size() < p.size) {
     fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: ", bytes.size(),
-         " bytes, too short for the version ", major, ".0 preamble of ", preamble);
+         " bytes, too short for the version ", major, ".0 preamble of ", p.size);
   }
-  const std::uint64_t header_len = detail::read_le(bytes, 8, length_bytes);
+  const std::uint64_t header_len = read_le(bytes, 8, length_bytes);
   if (header_len > kNpyMaxHeaderSize) {
     fail(ErrorCode::NpyFormat, "npy: '", name, "': the header is ", header_len,
          " bytes, over the limit of ", kNpyMaxHeaderSize);
   }
-  if (bytes.size() - preamble < header_len) {
-    fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: the header is ", header_len,
-         " bytes but only ", bytes.size() - preamble, " follow the preamble");
-  }
-  h.data_offset = preamble + static_cast<std::size_t>(header_len);
-  // Version 3.0 differs from 2.0 only in allowing UTF-8 in the header: every byte we accept is
-  // ASCII anyway, so non-ASCII bytes simply fail to parse.
-  const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + preamble,
-                              static_cast<std::size_t>(header_len));
+  p.header_length = static_cast<std::size_t>(header_len);
+  return p;
+}
 
-  detail::NpyHeaderParser p(text, name);
+inline void fail_npy_header_truncated(std::string_view name, const NpyPreamble& p,
+                                      std::uint64_t available) {
+  fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: the header is ", p.header_length,
+       " bytes but only ", available, " follow the preamble");
+}
+
+template <class Int>
+std::string npy_shape_text(std::span<const Int> sizes) {
+  std::string text = "(";
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (d != 0) text += ", ";
+    text += std::to_string(sizes[d]);
+  }
+  return text + (sizes.size() == 1 ? ",)" : ")");
+}
+
+// The data must be exactly as long as the header says: shorter is truncated, longer means the
+// header does not describe the file.
+inline void check_npy_data_size(std::string_view name, const NpyHeader& h, std::uint64_t available) {
+  if (available == h.data_bytes) return;
+  const std::string shape = npy_shape_text(std::span<const std::uint32_t>(h.sizes));
+  if (available < h.data_bytes) {
+    fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: shape ", shape, " of ",
+         data_type_name(h.data_type), " needs ", h.data_bytes, " data bytes but only ", available,
+         " follow the header");
+  }
+  fail(ErrorCode::NpyFormat, "npy: '", name, "': the header says shape ", shape, " of ",
+       data_type_name(h.data_type), ", ", h.data_bytes, " data bytes, but ", available,
+       " follow it; the header does not describe this data");
+}
+
+// Parses the header text (the dict) that follows a checked preamble.
+inline NpyHeader parse_npy_dict(std::string_view text, const NpyPreamble& preamble,
+                                std::string_view name) {
+  NpyHeader h;
+  h.version = preamble.version;
+  h.data_offset = preamble.size + preamble.header_length;
+  NpyHeaderParser p(text, name);
   p.expect('{');
   bool have_descr = false, have_order = false, have_shape = false;
   std::string descr;
@@ -327,9 +389,10 @@ inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_
       shape = p.parse_shape();
       seen = &have_shape;
     } else {
-      p.error("unexpected key '", key, "'; the keys are descr, fortran_order and shape");
+      p.error("unexpected key '", escape_bytes(key),
+              "'; the keys are descr, fortran_order and shape");
     }
-    if (*seen) p.error("key '", key, "' appears twice");
+    if (*seen) p.error("key '", escape_bytes(key), "' appears twice");
     *seen = true;
     if (p.consume('}')) break;
     p.expect(',');
@@ -340,13 +403,8 @@ inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_
   if (!have_order) p.error("missing key 'fortran_order'");
   if (!have_shape) p.error("missing key 'shape'");
 
-  h.data_type = detail::npy_type_from_descr(descr, name);
-  std::string shape_text = "(";
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (d != 0) shape_text += ", ";
-    shape_text += std::to_string(shape[d]);
-  }
-  shape_text += shape.size() == 1 ? ",)" : ")";
+  h.data_type = npy_type_from_descr(descr, name);
+  const std::string shape_text = npy_shape_text(std::span<const std::uint64_t>(shape));
   if (shape.empty()) {
     fail(ErrorCode::NpyFormat, "npy: '", name,
          "': shape () is a 0-d array; DirectML tensors have 1 to 8 dimensions (save it with "
@@ -362,7 +420,7 @@ inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_
       fail(ErrorCode::NpyFormat, "npy: '", name, "': shape ", shape_text,
            " is empty; DirectML has no empty tensors (every size must be at least 1)");
     }
-    const auto next = detail::checked_mul(count, s);
+    const auto next = checked_mul(count, s);
     if (!next || *next > kMaxElementCount) {
       fail(ErrorCode::NpyFormat, "npy: '", name, "': shape ", shape_text,
            " holds more than 4294967295 (2^32 - 1) elements, DirectML's limit");
@@ -371,17 +429,25 @@ inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_
     h.sizes.push_back(static_cast<std::uint32_t>(s));
   }
   h.data_bytes = count * element_size(h.data_type);
-  const std::uint64_t available = bytes.size() - h.data_offset;
-  if (available < h.data_bytes) {
-    fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: shape ", shape_text, " of ",
-         data_type_name(h.data_type), " needs ", h.data_bytes, " data bytes but only ", available,
-         " follow the header");
+  return h;
+}
+
+}  // namespace detail
+
+// Parses and checks the preamble and header of a .npy image, including that `bytes` holds exactly
+// the data the header promises. `name` (a file name) goes into every message.
+inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_view name) {
+  const detail::NpyPreamble preamble =
+      detail::parse_npy_preamble(bytes.first(std::min(bytes.size(), detail::kNpyMaxPreamble)), name);
+  if (bytes.size() - preamble.size < preamble.header_length) {
+    detail::fail_npy_header_truncated(name, preamble, bytes.size() - preamble.size);
   }
-  if (available > h.data_bytes) {
-    fail(ErrorCode::NpyFormat, "npy: '", name, "': the header says shape ", shape_text, " of ",
-         data_type_name(h.data_type), ", ", h.data_bytes, " data bytes, but ", available,
-         " follow it; the header does not describe this data");
-  }
+  // Version 3.0 differs from 2.0 only in allowing UTF-8 in the header: every byte we accept is
+  // ASCII anyway, so non-ASCII bytes simply fail to parse.
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + preamble.size,
+                              preamble.header_length);
+  const NpyHeader h = detail::parse_npy_dict(text, preamble, name);
+  detail::check_npy_data_size(name, h, bytes.size() - h.data_offset);
   return h;
 }
 
@@ -409,6 +475,22 @@ class NpyArray {
     storage_.assign(storage_size(), std::byte{0});
   }
 
+ private:
+  struct Unfilled {};
+  // Checked like the public constructor, with the storage reserved but not yet filled (reserving
+  // touches no memory, so an array read from a stream costs only what the stream delivers).
+  NpyArray(DataType type, std::vector<std::uint32_t> sizes, bool fortran_order, std::string name,
+           Unfilled)
+      : NpyArray(type, {1}, fortran_order, std::move(name)) {
+    sizes_ = std::move(sizes);
+    detail::check_layout("npy", name_, Layout::packed(sizes_));
+    finish_layout();
+    storage_.clear();
+    storage_.reserve(storage_size());
+  }
+
+ public:
+
   // A C-order copy of any view (strided, transposed, broadcast).
   template <class T>
   static NpyArray from_view(const TensorView<T>& view, std::string name = "<memory>") {
@@ -430,6 +512,66 @@ class NpyArray {
     std::memcpy(a.storage_.data(), bytes.data() + h.data_offset, static_cast<std::size_t>(h.data_bytes));
     detail::npy_swap_to_native(a.bytes(), element_size(a.data_type_));
     return a;
+  }
+
+  // Reads a .npy image from a stream in order: the preamble (magic, version and header length
+  // checked first), the header, then exactly the data the header describes, straight into the
+  // array's own storage. `stream_size`, when known (a regular file), must match the header
+  // before anything is allocated; otherwise one byte past the data must be the end.
+  static NpyArray from_stream(std::istream& in, std::string name,
+                              std::optional<std::uint64_t> stream_size) {
+    std::byte preamble_bytes[detail::kNpyMaxPreamble];
+    std::size_t got = read_some(in, preamble_bytes, 8, name);
+    if (got == 8) {
+      // The version says how long the preamble is; a bad one fails in parse_npy_preamble.
+      const std::size_t want = static_cast<unsigned>(preamble_bytes[6]) == 1 ? 10 : 12;
+      got += read_some(in, preamble_bytes + 8, want - 8, name);
+    }
+    const detail::NpyPreamble preamble =
+        detail::parse_npy_preamble(std::span<const std::byte>(preamble_bytes, got), name);
+    std::string text(preamble.header_length, '\0');
+    const std::size_t header_got =
+        read_some(in, reinterpret_cast<std::byte*>(text.data()), text.size(), name);
+    if (header_got < text.size()) detail::fail_npy_header_truncated(name, preamble, header_got);
+    const NpyHeader h = detail::parse_npy_dict(text, preamble, name);
+    if (stream_size) {
+      detail::check_npy_data_size(name, h, *stream_size - std::min<std::uint64_t>(*stream_size, h.data_offset));
+    }
+    NpyArray a(h.data_type, h.sizes, h.fortran_order, std::move(name), Unfilled{});
+    a.version_ = h.version;
+    // In chunks into the reserved storage, so a stream that ends early costs what it delivered.
+    const auto data_bytes = static_cast<std::size_t>(h.data_bytes);
+    while (a.storage_.size() < data_bytes) {
+      const std::size_t at = a.storage_.size();
+      const std::size_t chunk = std::min<std::size_t>(data_bytes - at, std::size_t{1} << 24);
+      a.storage_.resize(at + chunk);
+      const std::size_t got = read_some(in, a.storage_.data() + at, chunk, a.name_);
+      if (got < chunk) detail::check_npy_data_size(a.name_, h, at + got);
+    }
+    a.storage_.resize(a.storage_size(), std::byte{0});
+    if (in.peek() != std::char_traits<char>::eof()) {
+      detail::fail(ErrorCode::NpyFormat, "npy: '", a.name_, "': the header says shape ",
+                   detail::npy_shape_text(std::span<const std::uint32_t>(h.sizes)), " of ",
+                   data_type_name(h.data_type), ", ", h.data_bytes,
+                   " data bytes, but more follow it; the header does not describe this data");
+    }
+    if (in.bad()) detail::fail(ErrorCode::Io, "npy: error reading '", a.name_, "'");
+    detail::npy_swap_to_native(a.bytes(), element_size(a.data_type_));
+    return a;
+  }
+
+  // The same elements under other sizes with the same element count, without a copy (numpy's
+  // reshape of a C-order array). Fortran-order arrays are refused: their element order differs.
+  void reshape(std::vector<std::uint32_t> sizes) {
+    Layout wanted = Layout::packed(sizes);
+    detail::check_layout("npy", name_, wanted);
+    if (fortran_order_ || wanted.element_count() != element_count()) {
+      detail::fail(ErrorCode::ShapeMismatch, "npy: '", name_, "': cannot reshape ",
+                   layout_.sizes_string(), fortran_order_ ? " (Fortran order)" : "", " to ",
+                   wanted.sizes_string(), " without a copy");
+    }
+    sizes_ = std::move(sizes);
+    finish_layout();
   }
 
   const std::string& name() const noexcept { return name_; }
@@ -479,6 +621,20 @@ class NpyArray {
   Buffer buffer() noexcept { return {storage_.data(), storage_.size()}; }
 
  private:
+  // Reads up to n bytes; fewer only at the end of the stream. A failing device is ErrorCode::Io.
+  static std::size_t read_some(std::istream& in, std::byte* out, std::size_t n,
+                               std::string_view name) {
+    std::size_t total = 0;
+    // In chunks, so a count past std::streamsize never reaches read().
+    while (total < n && in) {
+      const std::size_t chunk = std::min<std::size_t>(n - total, std::size_t{1} << 30);
+      in.read(reinterpret_cast<char*>(out + total), static_cast<std::streamsize>(chunk));
+      total += static_cast<std::size_t>(in.gcount());
+    }
+    if (in.bad()) detail::fail(ErrorCode::Io, "npy: error reading '", name, "'");
+    return total;
+  }
+
   template <class T>
   void check_type() const {
     if (data_type_of<T> != data_type_) {
@@ -519,7 +675,8 @@ inline NpyArray read_npy(std::span<const std::byte> bytes, std::string name = "<
 inline NpyArray read_npy(const std::filesystem::path& path) {
   const std::string name = path.string();
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
     detail::fail(ErrorCode::Io, "npy: cannot read '", name, "': it is a directory");
   }
   std::ifstream in(path, std::ios::binary);
@@ -527,59 +684,86 @@ inline NpyArray read_npy(const std::filesystem::path& path) {
     detail::fail(ErrorCode::Io, "npy: cannot open '", name, "' for reading: ",
                  std::strerror(errno));
   }
-  std::vector<std::byte> bytes;
-  char chunk[65536];
-  while (in) {
-    in.read(chunk, sizeof chunk);
-    const auto got = static_cast<std::size_t>(in.gcount());
-    const auto* first = reinterpret_cast<const std::byte*>(chunk);
-    bytes.insert(bytes.end(), first, first + got);
+  // A regular file's size is known up front, so a header that disagrees with it is refused before
+  // any data is allocated or read; pipes and devices are read only as far as the header says.
+  std::optional<std::uint64_t> size;
+  if (std::filesystem::is_regular_file(status)) {
+    const auto n = std::filesystem::file_size(path, ec);
+    if (!ec) size = n;
   }
-  if (in.bad()) detail::fail(ErrorCode::Io, "npy: error reading '", name, "'");
-  return NpyArray::from_bytes(bytes, name);
+  return NpyArray::from_stream(in, name, size);
 }
 
-// The .npy image of an array in the given format version (its own order, C or Fortran).
-inline std::vector<std::byte> npy_bytes(const NpyArray& array,
-                                        NpyVersion version = NpyVersion::k1_0) {
+namespace detail {
+
+// The preamble and the header of an array's .npy image: the header dict as numpy prints it,
+// padded so the data starts at a multiple of 64 bytes.
+inline std::string npy_header_bytes(const NpyArray& array, NpyVersion version) {
   if (version != NpyVersion::k1_0 && version != NpyVersion::k2_0 && version != NpyVersion::k3_0) {
-    detail::fail(ErrorCode::InvalidOption, "npy: version ", static_cast<unsigned>(version),
-                 ".0 is not a .npy format version; use 1.0, 2.0 or 3.0");
+    fail(ErrorCode::InvalidOption, "npy: version ", static_cast<unsigned>(version),
+         ".0 is not a .npy format version; use 1.0, 2.0 or 3.0");
   }
   if (!is_valid(array.data_type())) {
-    detail::fail(ErrorCode::NpyFormat, "npy: '", array.name(), "': the array holds no data");
+    fail(ErrorCode::NpyFormat, "npy: '", array.name(), "': the array holds no data");
   }
   // As numpy prints it, trailing ", " included, so files compare equal to numpy's byte for byte.
   std::string dict = "{'descr': '";
   dict += npy_descr(array.data_type());
   dict += "', 'fortran_order': ";
   dict += array.fortran_order() ? "True" : "False";
-  dict += ", 'shape': (";
-  for (std::size_t d = 0; d < array.sizes().size(); ++d) {
-    if (d != 0) dict += ", ";
-    dict += std::to_string(array.sizes()[d]);
-  }
-  dict += array.sizes().size() == 1 ? ",), }" : "), }";
+  dict += ", 'shape': ";
+  dict += npy_shape_text(std::span<const std::uint32_t>(array.sizes()));
+  dict += ", }";
   const std::size_t preamble = version == NpyVersion::k1_0 ? 10 : 12;
   // Pad with spaces so the data starts at a multiple of 64 (numpy's ARRAY_ALIGN); '\n' ends it.
   const std::size_t unpadded = preamble + dict.size() + 1;
   dict.append((64 - unpadded % 64) % 64, ' ');
   dict += '\n';
-  std::vector<std::byte> out;
-  out.reserve(preamble + dict.size() + array.bytes().size());
-  for (unsigned char c : detail::kNpyMagic) out.push_back(std::byte{c});
-  out.push_back(std::byte{static_cast<unsigned char>(version)});
-  out.push_back(std::byte{0});
-  const std::size_t len = dict.size();
+  std::string out(reinterpret_cast<const char*>(kNpyMagic), sizeof kNpyMagic);
+  out += static_cast<char>(version);
+  out += '\0';
   for (std::size_t i = 0; i < preamble - 8; ++i) {
-    out.push_back(std::byte{static_cast<unsigned char>((len >> (8 * i)) & 0xFF)});
+    out += static_cast<char>((dict.size() >> (8 * i)) & 0xFF);
   }
-  for (char c : dict) out.push_back(static_cast<std::byte>(c));
-  const std::size_t data_start = out.size();
-  out.insert(out.end(), array.bytes().begin(), array.bytes().end());
-  detail::npy_swap_to_native(std::span<std::byte>(out).subspan(data_start),
+  return out + dict;
+}
+
+}  // namespace detail
+
+// The .npy image of an array in the given format version (its own order, C or Fortran).
+inline std::vector<std::byte> npy_bytes(const NpyArray& array,
+                                        NpyVersion version = NpyVersion::k1_0) {
+  const std::string header = detail::npy_header_bytes(array, version);
+  std::vector<std::byte> out(header.size() + array.bytes().size());
+  std::memcpy(out.data(), header.data(), header.size());
+  std::memcpy(out.data() + header.size(), array.bytes().data(), array.bytes().size());
+  detail::npy_swap_to_native(std::span<std::byte>(out).subspan(header.size()),
                              element_size(array.data_type()));
   return out;
+}
+
+// Writes the .npy image to a stream: the header, then the data straight from the array (no
+// copy of the whole image). Check the stream afterwards.
+inline void write_npy(std::ostream& out, const NpyArray& array,
+                      NpyVersion version = NpyVersion::k1_0) {
+  const std::string header = detail::npy_header_bytes(array, version);
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  const std::span<const std::byte> data = array.bytes();
+  const std::size_t element_bytes = element_size(array.data_type());
+  // Chunks of whole elements: each is swapped on a big-endian host through a small buffer.
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::vector<std::byte> swapped;
+  for (std::size_t at = 0; at < data.size() && out; at += kChunk) {
+    std::span<const std::byte> part = data.subspan(at, std::min(kChunk, data.size() - at));
+    if constexpr (std::endian::native == std::endian::big) {
+      swapped.assign(part.begin(), part.end());
+      detail::npy_swap_to_native(swapped, element_bytes);
+      part = swapped;
+    } else {
+      (void)element_bytes;
+    }
+    out.write(reinterpret_cast<const char*>(part.data()), static_cast<std::streamsize>(part.size()));
+  }
 }
 
 // The .npy image of a view, written in C order.
@@ -590,13 +774,13 @@ std::vector<std::byte> npy_bytes(const TensorView<T>& view, NpyVersion version =
 
 inline void write_npy(const std::filesystem::path& path, const NpyArray& array,
                       NpyVersion version = NpyVersion::k1_0) {
-  const std::vector<std::byte> bytes = npy_bytes(array, version);
+  (void)detail::npy_header_bytes(array, version);  // refuse a bad version before the file opens
   const std::string name = path.string();
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
     detail::fail(ErrorCode::Io, "npy: cannot open '", name, "' for writing: ", std::strerror(errno));
   }
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  write_npy(out, array, version);
   out.close();
   if (!out) detail::fail(ErrorCode::Io, "npy: error writing '", name, "'");
 }

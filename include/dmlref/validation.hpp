@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -128,16 +129,31 @@ struct TensorExtent {
   std::uintptr_t begin = 0;   // first byte addressed
   std::uintptr_t end = 0;     // one past the last byte addressed
   bool is_output = false;
+  // The range would run past either end of the address space (only a buffer that claims more
+  // bytes than memory has can say so); begin and end are then meaningless and T13 rejects it.
+  bool wraps = false;
 };
 
-// Byte range of a validated layout over `base` (element offsets times element size).
+// Byte range of a validated layout over `base` (element offsets times element size), computed in
+// unsigned 64-bit arithmetic with every step checked: a range past the address space sets `wraps`.
 inline TensorExtent tensor_extent(std::string name, const void* base, const Layout& layout,
                                   std::size_t element_bytes, bool is_output) {
+  TensorExtent e{std::move(name), 0, 0, is_output, true};
   const auto r = layout.offset_range();
-  const auto b = reinterpret_cast<std::uintptr_t>(base);
-  const auto eb = static_cast<std::int64_t>(element_bytes);
-  return {std::move(name), b + static_cast<std::uintptr_t>(r->min * eb),
-          b + static_cast<std::uintptr_t>((r->max + 1) * eb), is_output};
+  if (!r) return e;
+  // |min| and max + 1 as unsigned: min is at most 0 and max at least 0.
+  const std::uint64_t below = 0 - static_cast<std::uint64_t>(r->min);
+  const std::uint64_t above = static_cast<std::uint64_t>(r->max) + 1;
+  const auto below_bytes = detail::checked_mul(below, std::uint64_t{element_bytes});
+  const auto above_bytes = detail::checked_mul(above, std::uint64_t{element_bytes});
+  const auto b = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(base));
+  if (!below_bytes || !above_bytes || *below_bytes > b) return e;
+  const auto end = detail::checked_add(b, *above_bytes);
+  if (!end || *end > std::numeric_limits<std::uintptr_t>::max()) return e;
+  e.begin = static_cast<std::uintptr_t>(b - *below_bytes);
+  e.end = static_cast<std::uintptr_t>(*end);
+  e.wraps = false;
+  return e;
 }
 
 template <class T>
@@ -147,24 +163,50 @@ TensorExtent tensor_extent(std::string name, const TensorView<T>& view, bool is_
 
 namespace detail {
 
+inline bool extents_overlap(const TensorExtent& a, const TensorExtent& b) noexcept {
+  return a.begin < b.end && b.begin < a.end;
+}
+
 // T13: no output overlaps an input or another output; inputs may overlap each other. Compares the
 // byte ranges [begin, end): exact for the ranges, conservative for tensors that interleave inside
-// one range, which the message says.
+// one range, which the message says. O(n log n): a sweep over the ranges sorted by start finds
+// every output that overlaps anything; the message names the first such output (by position) and
+// the first tensor it overlaps, the same pair a check of every pair in order would name.
 inline void check_no_overlap(std::string_view op, std::span<const TensorExtent> tensors) {
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    for (std::size_t j = 0; j < tensors.size(); ++j) {
-      const TensorExtent& a = tensors[i];
-      const TensorExtent& b = tensors[j];
-      if (i == j || !a.is_output) continue;
-      if (b.is_output && j < i) continue;  // each output pair once
-      if (a.begin < b.end && b.begin < a.end) {
-        fail(ErrorCode::T13, op, ": ", a.name, " (bytes [", a.begin - std::min(a.begin, b.begin),
-             ", ", a.end - std::min(a.begin, b.begin), ")) overlaps ", b.name, " (bytes [",
-             b.begin - std::min(a.begin, b.begin), ", ", b.end - std::min(a.begin, b.begin),
-             ")), relative to the lower start; no output may overlap an input or another output "
-             "(byte-range check: tensors that interleave within one range count as overlapping)");
-      }
+  for (const TensorExtent& t : tensors) {
+    if (t.wraps) {
+      fail(ErrorCode::T13, op, ": ", t.name,
+           "'s bytes run past the end of the 64-bit address space from its buffer's address; "
+           "no buffer can hold them, so its overlap with the other tensors cannot be checked "
+           "(no output may overlap an input or another output)");
     }
+  }
+  std::vector<std::size_t> by_begin(tensors.size());
+  for (std::size_t i = 0; i < by_begin.size(); ++i) by_begin[i] = i;
+  std::stable_sort(by_begin.begin(), by_begin.end(), [&](std::size_t x, std::size_t y) {
+    return tensors[x].begin < tensors[y].begin;
+  });
+  // A tensor overlaps one that starts no later iff the largest end before it passes its begin,
+  // and one that starts no earlier iff its successor in this order starts before its end.
+  std::size_t first_output = tensors.size();
+  std::uintptr_t max_end_before = 0;
+  for (std::size_t k = 0; k < by_begin.size(); ++k) {
+    const TensorExtent& t = tensors[by_begin[k]];
+    const bool overlaps = (k > 0 && max_end_before > t.begin) ||
+                          (k + 1 < by_begin.size() && tensors[by_begin[k + 1]].begin < t.end);
+    if (t.is_output && overlaps) first_output = std::min(first_output, by_begin[k]);
+    max_end_before = std::max(max_end_before, t.end);
+  }
+  if (first_output == tensors.size()) return;
+  const TensorExtent& a = tensors[first_output];
+  for (std::size_t j = 0; j < tensors.size(); ++j) {
+    const TensorExtent& b = tensors[j];
+    if (j == first_output || !extents_overlap(a, b)) continue;
+    const std::uintptr_t low = std::min(a.begin, b.begin);
+    fail(ErrorCode::T13, op, ": ", a.name, " (bytes [", a.begin - low, ", ", a.end - low,
+         ")) overlaps ", b.name, " (bytes [", b.begin - low, ", ", b.end - low,
+         ")), relative to the lower start; no output may overlap an input or another output "
+         "(byte-range check: tensors that interleave within one range count as overlapping)");
   }
 }
 

@@ -249,9 +249,7 @@ inline std::vector<ValidatedTensor> validate_join_descs(const JoinOperatorDesc& 
                                                         JoinLayouts& layouts) {
   check_join_counts(desc, options);
   std::vector<ValidatedTensor> tensors;
-  tensors.reserve(std::size_t{desc.InputCount} + 1);
   std::vector<DataType> types;
-  types.reserve(desc.InputCount);
   for (std::uint32_t i = 0; i < desc.InputCount; ++i) {
     tensors.push_back(
         validate_tensor_desc(kJoin, join_input_name(i), &desc.InputTensors[i], false));

@@ -272,12 +272,10 @@ inline std::vector<ValidatedTensor> validate_split_descs(const SplitOperatorDesc
                                                          SplitLayouts& layouts) {
   check_split_counts(desc, options);
   std::vector<ValidatedTensor> tensors;
-  tensors.reserve(std::size_t{desc.OutputCount} + 1);
   tensors.push_back(validate_tensor_desc(kSplit, "InputTensor", desc.InputTensor, false));
   layouts.input = tensors.back().layout;
   layouts.data_type = tensors.back().data_type;
   std::vector<DataType> types;
-  types.reserve(desc.OutputCount);
   for (std::uint32_t i = 0; i < desc.OutputCount; ++i) {
     tensors.push_back(
         validate_tensor_desc(kSplit, split_output_name(i), &desc.OutputTensors[i], true));
