@@ -6,9 +6,9 @@ else on the include path.
     scripts/amalgamate.py          regenerate the single header (after changing include/)
     scripts/amalgamate.py --check  exit 1, saying so, when the committed one is out of date
 
-Python 3 standard library only. Every dmlref header must start its own `#pragma once` and include
-other dmlref headers unconditionally as "dmlref/<path>"; anything else is an error here rather
-than a single header that differs from what the compiler sees through include/.
+Python 3 standard library only. Every dmlref header must have its own `#pragma once` (a guard
+macro stands for it in the single header) and include other dmlref headers as "dmlref/<path>" or
+<dmlref/<path>>; a header without it, or a missing one, is an error here.
 """
 
 import argparse
@@ -39,22 +39,32 @@ def read_header(name):
     return path.read_text(encoding="utf-8").replace("\r\n", "\n").split("\n")
 
 
+def guard_macro(name):
+    return "DMLREF_SINGLE_HEADER_" + re.sub(r"[^A-Za-z0-9]", "_", name).upper()
+
+
 def amalgamate():
-    emitted = set()
+    # Each header is inlined where the preprocessor would first include it, inside a guard macro
+    # that stands for its #pragma once. A header first reached inside #if is inlined there and
+    # again (the guard keeps one) where an unconditional include reaches it.
+    unconditional = set()
+    seen = set()
     out = []
 
-    def emit(name, chain):
-        if name in chain:
-            raise AmalgamationError("include cycle: " + " -> ".join(chain + [name]))
-        emitted.add(name)
+    def emit(name, chain, conditional):
+        seen.add(name)
+        if not conditional:
+            unconditional.add(name)
         lines = read_header(name)
         if lines and lines[-1] == "":
             lines.pop()
         if not any(PRAGMA_ONCE.match(line) for line in lines):
             raise AmalgamationError(f"include/{name} has no #pragma once")
+        guard = guard_macro(name)
         out.append(f"// ---- begin {name} " + "-" * max(0, 85 - len(name)))
+        out.extend([f"#ifndef {guard}", f"#define {guard}"])
         depth = 0
-        for number, line in enumerate(lines, 1):
+        for line in lines:
             if PRAGMA_ONCE.match(line):
                 continue
             if CONDITIONAL_OPEN.match(line):
@@ -64,17 +74,12 @@ def amalgamate():
             match = DMLREF_INCLUDE.match(line)
             if match is None:
                 out.append(line.rstrip())
-                continue
-            target = match.group(1)
-            if depth != 0:
-                raise AmalgamationError(
-                    f"include/{name}:{number}: {target} is included inside #if; the single "
-                    "header can only inline unconditional includes")
-            if target not in emitted:
-                emit(target, chain + [name])
-        out.append(f"// ---- end {name} " + "-" * max(0, 87 - len(name)))
+            elif match.group(1) not in unconditional and match.group(1) not in chain + [name]:
+                # (a header that is still open is skipped, as #pragma once makes the compiler do)
+                emit(match.group(1), chain + [name], conditional or depth != 0)
+        out.extend([f"#endif  // {guard}", f"// ---- end {name} " + "-" * max(0, 87 - len(name))])
 
-    emit(ENTRY, [])
+    emit(ENTRY, [], False)
     version_text = (INCLUDE_DIR / "dmlref" / "version.hpp").read_text(encoding="utf-8")
     parts = dict(VERSION.findall(version_text))
     version = ".".join(parts.get(k, "?") for k in ("MAJOR", "MINOR", "PATCH"))
@@ -84,7 +89,7 @@ def amalgamate():
         "// run scripts/amalgamate.py. Holds, each once:",
     ]
     line = "//  "  # the header list, wrapped at 100 columns like the sources
-    for header in sorted(emitted):
+    for header in sorted(seen):
         if len(line) + len(header) + 1 > 100:
             preamble.append(line)
             line = "//  "

@@ -10,15 +10,21 @@
 #pragma once
 
 // ---- begin dmlref/dmlref.hpp --------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_DMLREF_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_DMLREF_HPP
 // dmlref: a CPU golden model of DirectML's data-movement operators. The one header to include.
 
 // ---- begin dmlref/core.hpp ----------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_CORE_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_CORE_HPP
 // dmlref's core without the operators: data types and float16, layouts and views, the runtime
 // tensor description and its validation, errors, feature levels, the strided-copy core, and the
 // tools for checking a device's result (compare, fills, .npy). For code that checks or moves
 // tensors without running an operator; dmlref.hpp includes it.
 
 // ---- begin dmlref/compare.hpp -------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_COMPARE_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_COMPARE_HPP
 // dmlref: compare an expected (golden) tensor with an actual (device) one, and say where and what
 // differs.
 //
@@ -57,6 +63,8 @@
 #include <vector>
 
 // ---- begin dmlref/data_type.hpp -----------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_DATA_TYPE_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_DATA_TYPE_HPP
 // dmlref: DirectML's tensor data types, their C++ element types, and the one runtime dispatch.
 
 #include <cstddef>
@@ -68,6 +76,8 @@
 #include <type_traits>
 
 // ---- begin dmlref/error.hpp ---------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_ERROR_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_ERROR_HPP
 // dmlref: the one exception type and its codes.
 
 #include <cstdint>
@@ -192,8 +202,11 @@ template <class... Parts>
 
 }  // namespace detail
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_ERROR_HPP
 // ---- end dmlref/error.hpp -----------------------------------------------------------------------
 // ---- begin dmlref/float16.hpp -------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_FLOAT16_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_FLOAT16_HPP
 // dmlref: a 16-bit IEEE 754 half (binary16) for FLOAT16 storage.
 //
 // The operators only move data, so a float16 is a bit pattern that is copied, never converted.
@@ -330,6 +343,7 @@ static_assert(sizeof(float16) == 2 && alignof(float16) == 2);
 static_assert(std::is_trivially_copyable_v<float16>);
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_FLOAT16_HPP
 // ---- end dmlref/float16.hpp ---------------------------------------------------------------------
 
 namespace dmlref {
@@ -522,8 +536,11 @@ decltype(auto) visit_index(DataType type, ErrorCode code, F&& f) {
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_DATA_TYPE_HPP
 // ---- end dmlref/data_type.hpp -------------------------------------------------------------------
 // ---- begin dmlref/layout.hpp --------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_LAYOUT_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_LAYOUT_HPP
 // dmlref: sizes and strides of a 1-8 dimensional tensor, with overflow-checked arithmetic.
 
 #include <array>
@@ -720,8 +737,11 @@ void for_each_coordinate(const Layout& layout, F&& f) {
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_LAYOUT_HPP
 // ---- end dmlref/layout.hpp ----------------------------------------------------------------------
 // ---- begin dmlref/tensor_desc.hpp ---------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_TENSOR_DESC_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_TENSOR_DESC_HPP
 // dmlref: the runtime layer's tensor description (DML_BUFFER_TENSOR_DESC), buffers, the minimum
 // size (DMLCalcBufferTensorSize), and the checks T1-T13 on a description bound to a buffer.
 
@@ -734,6 +754,8 @@ void for_each_coordinate(const Layout& layout, F&& f) {
 #include <vector>
 
 // ---- begin dmlref/tensor_view.hpp ---------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_TENSOR_VIEW_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_TENSOR_VIEW_HPP
 // dmlref: the typed, strided N-d view every operator reads and writes through.
 
 #include <cstdint>
@@ -803,8 +825,11 @@ template <class T>
 TensorView(T*, const Layout&) -> TensorView<T>;
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_TENSOR_VIEW_HPP
 // ---- end dmlref/tensor_view.hpp -----------------------------------------------------------------
 // ---- begin dmlref/validation.hpp ----------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_VALIDATION_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_VALIDATION_HPP
 // dmlref: the tensor rules every operator checks (T2-T4, T8 overflow, T12, T13), shared by the
 // typed and the runtime layer so no operator carries its own copy.
 
@@ -985,6 +1010,7 @@ void check_view(std::string_view op, std::string_view tensor, const TensorView<T
 
 }  // namespace detail
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_VALIDATION_HPP
 // ---- end dmlref/validation.hpp ------------------------------------------------------------------
 
 namespace dmlref {
@@ -1290,6 +1316,7 @@ TensorView<T> view_of(const BoundTensor& bound) noexcept {
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_TENSOR_DESC_HPP
 // ---- end dmlref/tensor_desc.hpp -----------------------------------------------------------------
 
 namespace dmlref {
@@ -1630,8 +1657,11 @@ inline CompareResult compare(const BufferTensorDesc& desc, ConstBuffer expected,
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_COMPARE_HPP
 // ---- end dmlref/compare.hpp ---------------------------------------------------------------------
 // ---- begin dmlref/feature_level.hpp -------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_FEATURE_LEVEL_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_FEATURE_LEVEL_HPP
 // dmlref: DirectML feature levels and the per-tensor support tables of the operator pages.
 
 #include <cstdint>
@@ -1762,8 +1792,11 @@ inline void check_support(std::string_view op, std::string_view tensor,
 
 }  // namespace detail
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_FEATURE_LEVEL_HPP
 // ---- end dmlref/feature_level.hpp ---------------------------------------------------------------
 // ---- begin dmlref/fill.hpp ----------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_FILL_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_FILL_HPP
 // dmlref: seeded, reproducible fills for tensor views: distinct values, random values, indices.
 //
 // Decisions:
@@ -2205,8 +2238,11 @@ void fill_index_tuples(const TensorView<I>& view, std::uint64_t seed,
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_FILL_HPP
 // ---- end dmlref/fill.hpp ------------------------------------------------------------------------
 // ---- begin dmlref/indices.hpp -------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_INDICES_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_INDICES_HPP
 // dmlref: the index rule shared by SCATTER (SC8) and GATHER_ND1 (G10): negative signed indices
 // count from the end, and an index outside [0, n) is an error unless the caller opts in to clamping.
 
@@ -2312,8 +2348,11 @@ std::string legal_index_range(std::uint64_t n) {
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_INDICES_HPP
 // ---- end dmlref/indices.hpp ---------------------------------------------------------------------
 // ---- begin dmlref/npy.hpp -----------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_NPY_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_NPY_HPP
 // dmlref: read and write NumPy .npy files (format versions 1.0, 2.0, 3.0), so golden inputs and
 // outputs can travel between dmlref, numpy and a GPU test harness.
 //
@@ -2917,8 +2956,11 @@ void write_npy(const std::filesystem::path& path, const TensorView<T>& view,
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_NPY_HPP
 // ---- end dmlref/npy.hpp -------------------------------------------------------------------------
 // ---- begin dmlref/strided_copy.hpp --------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_STRIDED_COPY_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_STRIDED_COPY_HPP
 // dmlref: the one strided-copy core every operator's fast path is built from.
 //
 // ONNX Runtime's shape (core/providers/cpu/tensor/copy.h): plan the copy once by dropping size-1
@@ -3584,8 +3626,11 @@ void reference_copy(std::type_identity_t<TensorView<const T>> src, TensorView<T>
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_STRIDED_COPY_HPP
 // ---- end dmlref/strided_copy.hpp ----------------------------------------------------------------
 // ---- begin dmlref/version.hpp -------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_VERSION_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_VERSION_HPP
 // dmlref: the library's version. The CMake package (dmlrefConfigVersion.cmake), dmlref.pc,
 // `dmlref-check --version` and the Python module's __version__ all read it from here.
 
@@ -3607,11 +3652,15 @@ inline constexpr int kVersion =
     DMLREF_VERSION_MAJOR * 10000 + DMLREF_VERSION_MINOR * 100 + DMLREF_VERSION_PATCH;
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_VERSION_HPP
 // ---- end dmlref/version.hpp ---------------------------------------------------------------------
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_CORE_HPP
 // ---- end dmlref/core.hpp ------------------------------------------------------------------------
 
 // Operators (one header each).
 // ---- begin dmlref/ops/gather_nd1.hpp ------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_OPS_GATHER_ND1_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_OPS_GATHER_ND1_HPP
 // dmlref: GATHER_ND1 (DML_GATHER_ND1_OPERATOR_DESC, operator type 140). Gathers whole sub-blocks of
 // the input addressed by index tuples, with optional batch dimensions:
 //   output[batch, ...] = input[batch, indices[batch, ...], ...]
@@ -4253,8 +4302,11 @@ inline void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, Con
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_GATHER_ND1_HPP
 // ---- end dmlref/ops/gather_nd1.hpp --------------------------------------------------------------
 // ---- begin dmlref/ops/join.hpp ------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_OPS_JOIN_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_OPS_JOIN_HPP
 // dmlref: JOIN (DML_JOIN_OPERATOR_DESC): concatenate inputs along one axis. Rules J1-J6 and
 // T1-T13 of docs/join.md and docs/tensors.md; the inverse of SPLIT (ops/split.hpp).
 
@@ -4271,6 +4323,8 @@ inline void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, Con
 #include <vector>
 
 // ---- begin dmlref/ops/pieces.hpp ----------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_OPS_PIECES_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_OPS_PIECES_HPP
 // dmlref: the rules JOIN and SPLIT share. Both relate one whole tensor to pieces of it along Axis
 // (JOIN: the inputs and the output; SPLIT: the outputs and the input), with the same five rules
 // in the same order (J2-J6, S2-S6), worded from each operator's side.
@@ -4354,6 +4408,7 @@ inline std::vector<std::uint32_t> check_pieces_rules(const PiecesRoles& roles,
 }
 
 }  // namespace dmlref::detail
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_PIECES_HPP
 // ---- end dmlref/ops/pieces.hpp ------------------------------------------------------------------
 
 namespace dmlref {
@@ -4742,8 +4797,11 @@ inline void join(const JoinOperatorDesc& desc, std::initializer_list<ConstBuffer
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_JOIN_HPP
 // ---- end dmlref/ops/join.hpp --------------------------------------------------------------------
 // ---- begin dmlref/ops/reverse_subsequences.hpp --------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_OPS_REVERSE_SUBSEQUENCES_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_OPS_REVERSE_SUBSEQUENCES_HPP
 // dmlref: REVERSE_SUBSEQUENCES (DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC, operator type 106).
 //
 // Reverses the first L elements of every subsequence along Axis, each subsequence with its own
@@ -5140,8 +5198,11 @@ inline void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, Co
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_REVERSE_SUBSEQUENCES_HPP
 // ---- end dmlref/ops/reverse_subsequences.hpp ----------------------------------------------------
 // ---- begin dmlref/ops/scatter.hpp ---------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_OPS_SCATTER_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_OPS_SCATTER_HPP
 // dmlref: SCATTER (DML_SCATTER_OPERATOR_DESC, alias DML_SCATTER_ELEMENTS_OPERATOR_DESC), rules
 // SC1-SC8 of docs/scatter.md: validation, the reference loop, what to do with duplicate
 // targets, and the check of a result computed elsewhere (a GPU) that accepts any colliding update.
@@ -5984,8 +6045,11 @@ inline ScatterCheckResult<ScatterElementBits> check_scatter_result(
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_SCATTER_HPP
 // ---- end dmlref/ops/scatter.hpp -----------------------------------------------------------------
 // ---- begin dmlref/ops/split.hpp -----------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_OPS_SPLIT_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_OPS_SPLIT_HPP
 // dmlref: SPLIT (DML_SPLIT_OPERATOR_DESC): cut the input into several outputs along one axis.
 // Rules S1-S6 and T1-T13 of docs/split.md and docs/tensors.md; the inverse of JOIN
 // (ops/join.hpp).
@@ -6413,5 +6477,7 @@ inline void split(const SplitOperatorDesc& desc, ConstBuffer input,
 }
 
 }  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_SPLIT_HPP
 // ---- end dmlref/ops/split.hpp -------------------------------------------------------------------
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_DMLREF_HPP
 // ---- end dmlref/dmlref.hpp ----------------------------------------------------------------------
