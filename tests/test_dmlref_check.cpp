@@ -7,6 +7,7 @@
 #ifdef DMLREF_CHECK_EXE
 
 #include <dmlref/npy.hpp>
+#include <dmlref/version.hpp>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,7 +110,9 @@ TEST_CASE("dmlref-check: --help lists every operator and flag") {
         "--pieces", "--count", "--out-prefix", "--indices", "--updates", "--input-dims",
         "--indices-dims", "--batch-dims", "--lengths", "--out", "--actual", "--untouched",
         "--nan-equal", "--ulp", "--max-report", "--feature-level", "--clamp-indices",
-        "--duplicates", "exit status"}) {
+        "--duplicates", "--version", "exit status", "0 written / matches, 1 does not match, 2 bad usage",
+        "A call that exits 2 writes nothing", "clamped into [0, n-1]", "--duplicates last",
+        "--duplicates reject", "a negative N counts from the end"}) {
     CHECK_MESSAGE(contains(r.output, word), word);
   }
 }
@@ -237,7 +240,8 @@ TEST_CASE("dmlref-check: gather_nd1 (spec examples 1 and 2)") {
                             "' --input-dims 3 --indices-dims 3 --batch-dims 1";
   r = run_tool(dir, args2 + " --out '" + (dir / "o2.npy") + "'");
   REQUIRE_MESSAGE(r.status == 0, r.output);
-  CHECK(dmlref::read_npy(dir / "o2.npy").sizes() == std::vector<std::uint32_t>{1, 1, 3, 2});
+  // Written with numpy/ONNX's shape: (q - 1) + (r - b - m) = 2 dimensions, not DirectML's 4.
+  CHECK(dmlref::read_npy(dir / "o2.npy").sizes() == std::vector<std::uint32_t>{3, 2});
   CHECK(values_of<std::uint8_t>(dir / "o2.npy") == std::vector<std::uint8_t>{0, 3, 7, 4, 9, 10});
   const auto off = save<std::uint8_t>(dir, "off.npy", {3, 2}, {0, 3, 7, 4, 9, 11});
   r = run_tool(dir, args2 + " --actual '" + off + "'");
@@ -332,6 +336,174 @@ TEST_CASE("dmlref-check: bad usage and bad files are exit 2 with a message") {
   expect2("join --axis 0 --input '" + a + "' --actual '" + ints + "'",
           "holds INT32 elements but the output is FLOAT32");
   CHECK(run_tool(dir, "join --axis 0 --input '" + a + "' --feature-level 4_1" + out).status == 0);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Nothing lost: outputs never replace what the call reads, and a failing call writes nothing.
+
+namespace {
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Hidden files in a directory: where a temporary output left behind would show.
+std::vector<std::string> hidden_files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.front() == '.') names.push_back(name);
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("dmlref-check: --out naming a file the call reads is refused (exit 2), even via links") {
+  TempDir dir;
+  const auto a = save<float>(dir, "a.npy", {1, 1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  const auto b = save<float>(dir, "b.npy", {1, 1, 2, 4}, {7, 8, 9, 10, 11, 12, 13, 14});
+  // A wrong device result: overwritten by the golden output it would then "match".
+  const auto wrong = save<float>(dir, "device.npy", {2, 7}, std::vector<float>(14, 99.0f));
+  const std::string before = file_text(wrong);
+  fs::create_symlink(wrong, dir / "link.npy");
+  fs::create_hard_link(wrong, dir / "hard.npy");
+  const std::string join = "join --axis 3 --input '" + a + "' --input '" + b + "'";
+  for (const std::string& out : {wrong, dir / "link.npy", dir / "hard.npy"}) {
+    const Run r = run_tool(dir, join + " --out '" + out + "' --actual '" + wrong + "'");
+    CHECK_MESSAGE(r.status == 2, r.output);
+    CHECK_MESSAGE(contains(r.output, "--out '" + out + "' and --actual '" + wrong +
+                                         "' are the same file"), r.output);
+    CHECK(file_text(wrong) == before);
+  }
+  Run r = run_tool(dir, join + " --out '" + a + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "--out '" + a + "' and --input '" + a + "' are the same file"));
+  r = run_tool(dir, join + " --out '" + (dir / "x.npy") + "' --actual '" + wrong +
+                        "' --untouched '" + (dir / "link.npy") + "'");
+  CHECK(r.status == 1);  // reading one file twice is fine
+  const auto whole = save<float>(dir, "whole.npy", {4}, {1, 2, 3, 4});
+  r = run_tool(dir, "split --axis 0 --count 2 --input '" + whole + "' --out '" + (dir / "p.npy") +
+                        "' --out '" + (dir / "p.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "are the same file"));
+  r = run_tool(dir, "split --axis 0 --count 2 --input '" + whole + "' --out-prefix '" +
+                        (dir / "whol") + "' --out '" + whole + "'");
+  CHECK(r.status == 2);
+  CHECK(file_text(a).size() > 0);
+  CHECK(values_of<float>(whole) == std::vector<float>{1, 2, 3, 4});
+}
+
+TEST_CASE("dmlref-check: a call that fails writes nothing; exit 0 and 1 write the output") {
+  TempDir dir;
+  const auto a = save<float>(dir, "a.npy", {2}, {1, 2});
+  const auto existing = save<float>(dir, "K.npy", {1}, {42});
+  const std::string before = file_text(existing);
+  const std::string join = "join --axis 0 --input '" + a + "' --input '" + a + "'";
+
+  // A missing --actual, a bad --actual, a usage error after --out, an invalid operator call.
+  const std::vector<std::string> failing_tails = {" --actual '" + (dir / "missing.npy") + "'",
+                                                  " --actual '" + a + "'", " --max-report x",
+                                                  " --feature-level 9_9"};
+  for (const std::string& tail : failing_tails) {
+    for (const std::string& out : {dir / "G.npy", existing}) {
+      const Run r = run_tool(dir, join + " --out '" + out + "'" + tail);
+      CHECK_MESSAGE(r.status == 2, tail, "\n", r.output);
+      CHECK(!fs::exists(dir / "G.npy"));
+      CHECK(file_text(existing) == before);
+      CHECK(hidden_files_in(dir / "").empty());  // no temporary file left behind
+    }
+  }
+  const auto rejected = save<std::int32_t>(dir, "i.npy", {2}, {1, 2});
+  Run r = run_tool(dir, "join --axis 0 --input '" + a + "' --input '" + rejected + "' --out '" +
+                            existing + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "[J3]"));
+  CHECK(file_text(existing) == before);
+
+  // Exit 1 (a mismatch) is a completed call: the golden output is written.
+  const auto wrong = save<float>(dir, "wrong.npy", {4}, {1, 2, 1, 9});
+  r = run_tool(dir, join + " --out '" + existing + "' --actual '" + wrong + "'");
+  CHECK_MESSAGE(r.status == 1, r.output);
+  CHECK(values_of<float>(existing) == std::vector<float>{1, 2, 1, 2});
+  CHECK(contains(r.output, "wrote " + existing));
+  // Writing through a symlink replaces the file it points to, keeping the link.
+  fs::create_symlink(existing, dir / "via.npy");
+  r = run_tool(dir, "join --axis 0 --input '" + a + "' --out '" + (dir / "via.npy") + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  CHECK(fs::is_symlink(dir / "via.npy"));
+  CHECK(values_of<float>(existing) == std::vector<float>{1, 2});
+}
+
+TEST_CASE("dmlref-check: negative --axis as numpy; /dev/zero; --version") {
+  TempDir dir;
+  const auto a = save<float>(dir, "a.npy", {2, 3}, {1, 2, 3, 4, 5, 6});
+  const auto b = save<float>(dir, "b.npy", {2, 1}, {7, 8});
+  const std::string inputs = " --input '" + a + "' --input '" + b + "'";
+  Run r = run_tool(dir, "join --axis -1" + inputs + " --out '" + (dir / "o.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<float>(dir / "o.npy") == std::vector<float>{1, 2, 3, 7, 4, 5, 6, 8});
+  r = run_tool(dir, "join --axis -2 --input '" + a + "' --input '" + a + "' --out '" + (dir / "o.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(dmlref::read_npy(dir / "o.npy").sizes() == std::vector<std::uint32_t>{4, 3});
+  r = run_tool(dir, "join --axis -3" + inputs + " --out '" + (dir / "o.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "--axis -3 is outside [-2, 1] for the 2-d input"));
+  r = run_tool(dir, "split --axis -1 --count 3 --input '" + a + "' --out-prefix '" + (dir / "p") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<float>(dir / "p2.npy") == std::vector<float>{3, 6});
+  // Each piece keeps the input's rank, as numpy.split gives it: (2, 1), not (2,).
+  CHECK(dmlref::read_npy(dir / "p2.npy").sizes() == std::vector<std::uint32_t>{2, 1});
+  const auto lengths = save<std::uint32_t>(dir, "len.npy", {2, 1}, {3, 2});
+  r = run_tool(dir, "reverse_subsequences --axis -1 --input '" + a + "' --lengths '" + lengths +
+                        "' --out '" + (dir / "r.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<float>(dir / "r.npy") == std::vector<float>{3, 2, 1, 5, 4, 6});
+  r = run_tool(dir, "join --axis -x" + inputs + " --out '" + (dir / "o.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "--axis -x is not a number"));
+
+  r = run_tool(dir, "join --axis 0 --input /dev/zero --out '" + (dir / "z.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "npy: '/dev/zero': bad magic"));
+  CHECK(!fs::exists(dir / "z.npy"));
+
+  r = run_tool(dir, "--version");
+  CHECK(r.status == 0);
+  CHECK(r.output == std::string("dmlref-check ") + DMLREF_VERSION_STRING + "\n");
+}
+
+TEST_CASE("dmlref-check: gather_nd1 --out has numpy's shape; --actual may carry DirectML's 1s") {
+  TempDir dir;
+  // numpy: x[tuple(idx.T)] for x of shape (3, 4) and idx [[0, 1], [2, 3]] is [x[0,1], x[2,3]],
+  // shape (2,); DirectML's output is {1, 2}.
+  const auto x = save<float>(dir, "x.npy", {3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  const auto idx = save<std::int32_t>(dir, "idx.npy", {2, 2}, {0, 1, 2, 3});
+  const std::string args = "gather_nd1 --input '" + x + "' --indices '" + idx + "'";
+  Run r = run_tool(dir, args + " --out '" + (dir / "g.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(contains(r.output, "OutputTensor FLOAT32 {2}"));
+  CHECK(dmlref::read_npy(dir / "g.npy").sizes() == std::vector<std::uint32_t>{2});
+  CHECK(values_of<float>(dir / "g.npy") == std::vector<float>{1, 11});
+  r = run_tool(dir, args + " --actual '" + (dir / "g.npy") + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  const auto padded = save<float>(dir, "padded.npy", {1, 2}, {1, 11});
+  r = run_tool(dir, args + " --actual '" + padded + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  // Rows of a 3-d input by 2-d indices of different rank: (3, 1) indices into (2, 3, 4) give
+  // numpy's (3, 3, 4).
+  const auto cube = save<std::uint8_t>(dir, "cube.npy", {2, 3, 4}, std::vector<std::uint8_t>(24, 5));
+  const auto rows = save<std::int64_t>(dir, "rows.npy", {3, 1}, {1, 0, 1});
+  r = run_tool(dir, "gather_nd1 --input '" + cube + "' --indices '" + rows + "' --out '" +
+                        (dir / "c.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(dmlref::read_npy(dir / "c.npy").sizes() == std::vector<std::uint32_t>{3, 3, 4});
+  r = run_tool(dir, args + " --batch-dims -1 --out '" + (dir / "n.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "--batch-dims -1 is not a number"));
 }
 
 #endif  // DMLREF_CHECK_EXE
