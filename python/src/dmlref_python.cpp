@@ -16,12 +16,14 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,64 +47,68 @@ using OutArray = nb::ndarray<nb::device::cpu>;
 
 // ---- data types -------------------------------------------------------------------------------
 
+// numpy's name for a type: DirectML's, in lower case ("float16", "uint8").
+std::string numpy_name(DataType type) {
+  std::string name(dmlref::data_type_name(type));
+  std::transform(name.begin(), name.end(), name.begin(), [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  });
+  return name;
+}
+
+nb::dlpack::dtype dlpack_dtype(DataType type) {
+  return dmlref::visit(type, [](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto code = std::is_same_v<T, dmlref::float16> || std::is_floating_point_v<T>
+                          ? nb::dlpack::dtype_code::Float
+                      : std::is_signed_v<T> ? nb::dlpack::dtype_code::Int
+                                            : nb::dlpack::dtype_code::UInt;
+    return nb::dlpack::dtype{static_cast<std::uint8_t>(code),
+                             static_cast<std::uint8_t>(sizeof(T) * 8), 1};
+  });
+}
+
 std::optional<DataType> data_type_of(nb::dlpack::dtype dt) {
-  if (dt.lanes != 1) return std::nullopt;
-  switch (static_cast<nb::dlpack::dtype_code>(dt.code)) {
-    case nb::dlpack::dtype_code::Float:
-      if (dt.bits == 16) return DataType::Float16;
-      if (dt.bits == 32) return DataType::Float32;
-      if (dt.bits == 64) return DataType::Float64;
-      break;
-    case nb::dlpack::dtype_code::Int:
-      if (dt.bits == 8) return DataType::Int8;
-      if (dt.bits == 16) return DataType::Int16;
-      if (dt.bits == 32) return DataType::Int32;
-      if (dt.bits == 64) return DataType::Int64;
-      break;
-    case nb::dlpack::dtype_code::UInt:
-      if (dt.bits == 8) return DataType::UInt8;
-      if (dt.bits == 16) return DataType::UInt16;
-      if (dt.bits == 32) return DataType::UInt32;
-      if (dt.bits == 64) return DataType::UInt64;
-      break;
-    default: break;
+  for (DataType type : dmlref::kAllDataTypes) {
+    if (dlpack_dtype(type) == dt) return type;
   }
   return std::nullopt;
 }
 
-// numpy's name for each of the eleven types.
-const char* numpy_name(DataType type) {
-  switch (type) {
-    case DataType::Float64: return "float64";
-    case DataType::Float32: return "float32";
-    case DataType::Float16: return "float16";
-    case DataType::Int64: return "int64";
-    case DataType::Int32: return "int32";
-    case DataType::Int16: return "int16";
-    case DataType::Int8: return "int8";
-    case DataType::UInt64: return "uint64";
-    case DataType::UInt32: return "uint32";
-    case DataType::UInt16: return "uint16";
-    case DataType::UInt8: return "uint8";
-    case DataType::Unknown: break;
+// "float64, float32, ..., uint8"
+std::string supported_dtypes() {
+  std::string names;
+  for (DataType type : dmlref::kAllDataTypes) {
+    if (!names.empty()) names += ", ";
+    names += numpy_name(type);
   }
-  return "unknown";
+  return names;
 }
-
-constexpr const char* kSupportedDtypes =
-    "float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8";
 
 // A DLPack dtype that is not one of the eleven, as numpy would name it.
 std::string dlpack_dtype_name(nb::dlpack::dtype dt) {
   std::string prefix;
   switch (static_cast<nb::dlpack::dtype_code>(dt.code)) {
-    case nb::dlpack::dtype_code::Bool: return "bool";
-    case nb::dlpack::dtype_code::Int: prefix = "int"; break;
-    case nb::dlpack::dtype_code::UInt: prefix = "uint"; break;
-    case nb::dlpack::dtype_code::Float: prefix = "float"; break;
-    case nb::dlpack::dtype_code::Bfloat: prefix = "bfloat"; break;
-    case nb::dlpack::dtype_code::Complex: prefix = "complex"; break;
-    default: prefix = "dlpack type code " + std::to_string(dt.code) + " of "; break;
+    case nb::dlpack::dtype_code::Bool:
+      return "bool";
+    case nb::dlpack::dtype_code::Int:
+      prefix = "int";
+      break;
+    case nb::dlpack::dtype_code::UInt:
+      prefix = "uint";
+      break;
+    case nb::dlpack::dtype_code::Float:
+      prefix = "float";
+      break;
+    case nb::dlpack::dtype_code::Bfloat:
+      prefix = "bfloat";
+      break;
+    case nb::dlpack::dtype_code::Complex:
+      prefix = "complex";
+      break;
+    default:
+      prefix = "dlpack type code " + std::to_string(dt.code) + " of ";
+      break;
   }
   std::string name = prefix + std::to_string(dt.bits);
   if (dt.lanes != 1) name += " x" + std::to_string(dt.lanes);
@@ -119,8 +125,8 @@ std::string py_str(nb::handle obj) {
 [[noreturn]] void unsupported_dtype(std::string_view func, std::string_view arg,
                                     const std::string& dtype) {
   throw nb::type_error((std::string(func) + ": " + std::string(arg) + " has dtype " + dtype +
-                        ", which dmlref does not support; the data types are " + kSupportedDtypes +
-                        " (native byte order)")
+                        ", which dmlref does not support; the data types are " +
+                        supported_dtypes() + " (native byte order)")
                            .c_str());
 }
 
@@ -129,9 +135,9 @@ std::string py_str(nb::handle obj) {
 // One array argument as the binding sees it: numpy's shape and signed element strides (any rank;
 // the descriptions check the rank), its first element, and what keeps the memory alive.
 struct Operand {
-  std::string name;       // DirectML's name for it: "InputTensors[1]", "OutputTensor"
-  nb::object source;      // the Python object given
-  InArray array;          // keeps the memory alive
+  std::string name;   // DirectML's name for it: "InputTensors[1]", "OutputTensor"
+  nb::object source;  // the Python object given
+  InArray array;      // keeps the memory alive
   DataType type = DataType::Unknown;
   std::vector<std::int64_t> shape;
   std::vector<std::int64_t> strides;  // in elements
@@ -185,8 +191,10 @@ Operand import_input(std::string_view func, std::string arg, std::string name, n
     if (nb::hasattr(candidate, "dtype")) {
       const std::string dtype = py_str(candidate.attr("dtype"));
       nb::object np = nb::module_::import_("numpy");
-      const bool known = is_numpy_array(candidate) && nb::cast<bool>(candidate.attr("dtype").attr("isnative")) &&
-                         std::string_view(kSupportedDtypes).find(dtype) != std::string_view::npos;
+      const bool known =
+          is_numpy_array(candidate) && nb::cast<bool>(candidate.attr("dtype").attr("isnative")) &&
+          std::any_of(std::begin(dmlref::kAllDataTypes), std::end(dmlref::kAllDataTypes),
+                      [&](DataType t) { return numpy_name(t) == dtype; });
       if (!known || !nb::try_cast(np.attr("ascontiguousarray")(candidate), a, false)) {
         unsupported_dtype(func, arg, dtype);
       }
@@ -200,9 +208,8 @@ Operand import_input(std::string_view func, std::string arg, std::string name, n
   const std::optional<DataType> type = data_type_of(a.dtype());
   if (!type) {
     unsupported_dtype(func, arg,
-                      nb::hasattr(candidate, "dtype")
-                          ? py_str(candidate.attr("dtype"))
-                          : dlpack_dtype_name(a.dtype()));
+                      nb::hasattr(candidate, "dtype") ? py_str(candidate.attr("dtype"))
+                                                      : dlpack_dtype_name(a.dtype()));
   }
   fill_operand(op, a, *type);
   op.array = std::move(a);
@@ -223,25 +230,25 @@ OutOperand import_out(std::string_view func, std::string name, nb::handle obj) {
     InArray readable;
     if (nb::try_cast(obj, readable, false)) {
       if (!data_type_of(readable.dtype())) {
-        unsupported_dtype(func, "out", nb::hasattr(obj, "dtype")
-                                           ? py_str(obj.attr("dtype"))
-                                           : dlpack_dtype_name(readable.dtype()));
+        unsupported_dtype(func, "out",
+                          nb::hasattr(obj, "dtype") ? py_str(obj.attr("dtype"))
+                                                    : dlpack_dtype_name(readable.dtype()));
       }
       throw nb::value_error((std::string(func) + ": out is read-only").c_str());
     }
     if (nb::hasattr(obj, "dtype")) {
       unsupported_dtype(func, "out", py_str(obj.attr("dtype")));
     }
-    throw nb::type_error(
-        (std::string(func) + ": out must be a writable array (numpy, or a CPU object with "
-                             "__dlpack__)")
-            .c_str());
+    throw nb::type_error((std::string(func) +
+                          ": out must be a writable array (numpy, or a CPU object with "
+                          "__dlpack__)")
+                             .c_str());
   }
   const std::optional<DataType> type = data_type_of(out.array.dtype());
   if (!type) {
-    unsupported_dtype(func, "out", nb::hasattr(obj, "dtype")
-                                       ? py_str(obj.attr("dtype"))
-                                       : dlpack_dtype_name(out.array.dtype()));
+    unsupported_dtype(func, "out",
+                      nb::hasattr(obj, "dtype") ? py_str(obj.attr("dtype"))
+                                                : dlpack_dtype_name(out.array.dtype()));
   }
   fill_operand(out.operand, out.array, *type);
   return out;
@@ -322,9 +329,7 @@ class Described {
   bool substituted() const { return storage_ != nullptr; }
 
   // After a successful run into the temporary: the result into the caller's strided output.
-  void copy_back(const Operand& out) const {
-    copy(storage_.get(), packed_, out.data, original_);
-  }
+  void copy_back(const Operand& out) const { copy(storage_.get(), packed_, out.data, original_); }
 
  private:
   void substitute(const Layout& original, const Operand& a, bool is_output) {
@@ -338,7 +343,7 @@ class Described {
       strides_[d] = static_cast<std::uint32_t>(packed_.strides[d]);
     }
     const std::size_t bytes = static_cast<std::size_t>(stride) * dmlref::element_size(type_);
-    storage_ = std::make_unique<std::uint64_t[]>((bytes + 7) / 8);
+    storage_.reset(new std::uint64_t[(bytes + 7) / 8]);  // uninitialised: copied or written whole
     if (!is_output) copy(a.data, original_, storage_.get(), packed_);
     data_ = storage_.get();
   }
@@ -399,22 +404,30 @@ void check_caller_aliasing(std::string_view op, const std::vector<const Operand*
 
 // ---- arguments ----------------------------------------------------------------------------------
 
+// "4_1", "4.1" or "DML_FEATURE_LEVEL_4_1"; None is the newest level.
 FeatureLevel parse_feature_level(std::string_view op, const std::optional<std::string>& text) {
   if (!text) return dmlref::kLatestFeatureLevel;
-  constexpr FeatureLevel kLevels[] = {
-      FeatureLevel::k1_0, FeatureLevel::k2_0, FeatureLevel::k2_1, FeatureLevel::k3_0,
-      FeatureLevel::k3_1, FeatureLevel::k4_0, FeatureLevel::k4_1, FeatureLevel::k5_0,
-      FeatureLevel::k5_1, FeatureLevel::k5_2, FeatureLevel::k6_0, FeatureLevel::k6_1,
-      FeatureLevel::k6_2, FeatureLevel::k6_3, FeatureLevel::k6_4};
   constexpr std::string_view kPrefix = "DML_FEATURE_LEVEL_";
-  std::string wanted = *text;
-  std::replace(wanted.begin(), wanted.end(), '.', '_');
+  std::string_view t = *text;
+  if (t.substr(0, kPrefix.size()) == kPrefix) t.remove_prefix(kPrefix.size());
+  const std::size_t sep = t.find_first_of("_.");
+  unsigned major = 16;
+  unsigned minor = 16;
+  if (sep != std::string_view::npos) {
+    const char* end = t.data() + t.size();
+    if (std::from_chars(t.data(), t.data() + sep, major).ptr != t.data() + sep) major = 16;
+    if (std::from_chars(t.data() + sep + 1, end, minor).ptr != end) minor = 16;
+  }
+  const auto level = static_cast<FeatureLevel>((major << 12) | (minor << 8));
+  if (major < 16 && minor < 16 && dmlref::is_known(level)) return level;
   std::string known;
-  for (FeatureLevel level : kLevels) {
-    const std::string name = dmlref::feature_level_name(level);
-    const std::string shorter = name.substr(kPrefix.size());
-    if (wanted == name || wanted == shorter) return level;
-    known += known.empty() ? shorter : ", " + shorter;
+  for (auto v = static_cast<std::uint32_t>(FeatureLevel::k1_0);
+       v <= static_cast<std::uint32_t>(dmlref::kLatestFeatureLevel); v += 0x100) {
+    if (!dmlref::is_known(static_cast<FeatureLevel>(v))) continue;
+    if (!known.empty()) known += ", ";
+    known += std::to_string(v >> 12);
+    known += '_';
+    known += std::to_string((v >> 8) & 0xF);
   }
   fail(ErrorCode::InvalidOption, op, ": feature_level '", *text,
        "' is not a DirectML feature level (", known, ")");
@@ -449,8 +462,7 @@ std::vector<std::int64_t> shape_of(const std::vector<std::uint32_t>& sizes, std:
 // valid), then the run, all with the GIL released.
 class SingleOutputCall {
  public:
-  SingleOutputCall(std::string_view op, std::vector<Operand>& inputs,
-                   std::optional<OutOperand> out)
+  SingleOutputCall(std::string_view op, std::vector<Operand>& inputs, std::optional<OutOperand> out)
       : op_(op), inputs_(inputs), described_(inputs.size()), out_(std::move(out)) {
     nb::gil_scoped_release unlocked;
     for (std::size_t i = 0; i < inputs.size(); ++i) described_[i].describe(op, inputs[i], false);
@@ -524,7 +536,8 @@ std::vector<dmlref::ConstBuffer> input_buffers(const SingleOutputCall& call, std
   return buffers;
 }
 
-// ---- operators ------------------------------------------------------------------------------------
+// ---- operators
+// ------------------------------------------------------------------------------------
 
 nb::object join(const nb::object& arrays, std::int64_t axis,
                 const std::optional<std::string>& feature_level, const nb::object& out) {
@@ -551,7 +564,8 @@ nb::object join(const nb::object& arrays, std::int64_t axis,
       for (const Operand& in : inputs) {
         if (dml_axis < in.ndim()) sum += static_cast<std::uint64_t>(in.shape[dml_axis]);
       }
-      sizes[dml_axis] = static_cast<std::uint32_t>(std::min<std::uint64_t>(sum, dmlref::kMaxElementCount));
+      sizes[dml_axis] =
+          static_cast<std::uint32_t>(std::min<std::uint64_t>(sum, dmlref::kMaxElementCount));
     }
   }
   SingleOutputCall call(op, inputs, import_optional_out(func, out));
@@ -576,18 +590,20 @@ nb::list split(const nb::object& x, const nb::object& sizes, std::int64_t axis,
   dmlref::SplitOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
   Operand input = import_input(func, "x", "InputTensor", x);
-  const std::uint32_t dml_axis = normalize_axis(op, ErrorCode::S4, "InputTensor", axis, input.ndim());
+  const std::uint32_t dml_axis =
+      normalize_axis(op, ErrorCode::S4, "InputTensor", axis, input.ndim());
   const std::vector<std::uint32_t> input_sizes = sizes_of(op, input);
   std::vector<std::vector<std::uint32_t>> output_sizes;
-  if (nb::isinstance<nb::int_>(sizes)) {
+  // An integer (numpy's included, which arrays are not: they have a length) is a count.
+  if (PyIndex_Check(sizes.ptr()) && !nb::hasattr(sizes, "__len__")) {
     // A count of equal pieces, as numpy.split takes it.
-    const auto count = nb::cast<std::int64_t>(sizes);
+    const auto count = nb::cast<std::int64_t>(nb::steal(PyNumber_Index(sizes.ptr())));
     if (count < 1 || count > std::numeric_limits<std::uint32_t>::max()) {
       fail(ErrorCode::S1, op, ": sizes is the output count ", count,
            "; OutputCount must be between 1 and 4294967295");
     }
-    output_sizes = dmlref::infer_split_output_sizes(input_sizes, dml_axis,
-                                                    static_cast<std::uint32_t>(count));
+    output_sizes =
+        dmlref::infer_split_output_sizes(input_sizes, dml_axis, static_cast<std::uint32_t>(count));
   } else {
     for (nb::handle item : nb::iter(sizes)) {
       const std::size_t i = output_sizes.size();
@@ -705,7 +721,8 @@ nb::object gather_nd1(const nb::object& x, const nb::object& indices, std::int64
   std::int64_t rank = std::max(r, q);
   if (meaningful >= 0) rank = std::max(rank, std::min(meaningful, max_rank));
   if (out_operand) {
-    rank = std::max(rank, std::min(static_cast<std::int64_t>(out_operand->operand.ndim()), max_rank));
+    rank =
+        std::max(rank, std::min(static_cast<std::int64_t>(out_operand->operand.ndim()), max_rank));
     out_operand->operand.pad_to(static_cast<std::size_t>(rank));
   }
   for (Operand& in : inputs) in.pad_to(static_cast<std::size_t>(rank));
@@ -721,8 +738,11 @@ nb::object gather_nd1(const nb::object& x, const nb::object& indices, std::int64
   const std::size_t padding =
       meaningful >= 0 && meaningful <= rank ? static_cast<std::size_t>(rank - meaningful) : 0;
   SingleOutputCall call(op, inputs, std::move(out_operand));
-  dmlref::GatherNd1OperatorDesc desc{call.input_desc(0), call.input_desc(1), nullptr,
-                                     static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(q),
+  dmlref::GatherNd1OperatorDesc desc{call.input_desc(0),
+                                     call.input_desc(1),
+                                     nullptr,
+                                     static_cast<std::uint32_t>(r),
+                                     static_cast<std::uint32_t>(q),
                                      static_cast<std::uint32_t>(batch_dims)};
   return call.run(
       std::move(sizes), padding, inputs[0].type,
@@ -767,7 +787,8 @@ nb::object reverse_subsequences(const nb::object& x, const nb::object& lengths, 
       });
 }
 
-// ---- checking results -----------------------------------------------------------------------------
+// ---- checking results
+// -----------------------------------------------------------------------------
 
 Layout view_layout(std::string_view op, const Operand& a) {
   if (a.ndim() < 1 || a.ndim() > dmlref::kMaxRank) {
@@ -902,7 +923,8 @@ NB_MODULE(dmlref, m) {
           [](const dmlref::CompareResult& r) {
             nb::list out;
             for (const dmlref::Mismatch& mm : r.mismatches) {
-              out.append(nb::make_tuple(coordinate(mm.coordinate, mm.rank), mm.expected, mm.actual));
+              out.append(
+                  nb::make_tuple(coordinate(mm.coordinate, mm.rank), mm.expected, mm.actual));
             }
             return out;
           },
@@ -929,7 +951,8 @@ NB_MODULE(dmlref, m) {
           "mismatches",
           [](const ScatterCheck& r) {
             nb::list out;
-            for (const auto& mm : r.mismatches) out.append(coordinate(mm.output_coordinate, r.rank));
+            for (const auto& mm : r.mismatches)
+              out.append(coordinate(mm.output_coordinate, r.rank));
             return out;
           },
           "Output coordinates of the first max_report mismatches, in row-major order.");
@@ -947,34 +970,37 @@ NB_MODULE(dmlref, m) {
         "DirectML SPLIT: cuts x along `axis` into pieces of the given sizes (a list that sums to\n"
         "x.shape[axis]), or into `sizes` equal pieces when it is an int. Returns new C-contiguous\n"
         "arrays. Raises dmlref.Error (with .code) on a broken rule.");
-  m.def("scatter", &scatter, "data"_a, "indices"_a, "updates"_a, "axis"_a = 0,
-        "duplicates"_a = "last", "clamp_indices"_a = false, "feature_level"_a = nb::none(),
-        "out"_a = nb::none(),
-        "scatter(data, indices, updates, axis=0, duplicates='last', clamp_indices=False,\n"
-        "        feature_level=None, out=None) -> numpy.ndarray\n\n"
-        "DirectML SCATTER (ONNX ScatterElements without reduction): a copy of data with\n"
-        "out[i][j][indices[i][j]] = updates[i][j] along `axis`. indices (int32/int64/uint32/uint64)\n"
-        "and updates have one shape, equal to data's in every dimension but `axis` (DirectML's\n"
-        "rule SC7). Negative indices count from the end. An index out of range is an error unless\n"
-        "clamp_indices=True. duplicates='last': the last update in row-major order wins where\n"
-        "indices collide; 'reject' (or 'error'): a collision is dmlref.Error 'ScatterDuplicate'.\n"
-        "out: a preallocated array (any strides), written only on success, and returned.");
-  m.def("gather_nd1", &gather_nd1, "x"_a, "indices"_a, "batch_dims"_a = 0,
-        "clamp_indices"_a = false, "feature_level"_a = nb::none(), "out"_a = nb::none(),
-        "gather_nd1(x, indices, batch_dims=0, clamp_indices=False, feature_level=None, out=None)\n"
-        "    -> numpy.ndarray\n\n"
-        "DirectML GATHER_ND1 (ONNX GatherND): each index tuple indices[..., :] selects a slice of x\n"
-        "after the first batch_dims dimensions; the result has ONNX's shape\n"
-        "indices.shape[:-1] + x.shape[batch_dims + indices.shape[-1]:]. Negative indices count from\n"
-        "the end; one out of range is an error unless clamp_indices=True. out: a preallocated array\n"
-        "of that shape (any strides), written only on success, and returned.");
-  m.def("reverse_subsequences", &reverse_subsequences, "x"_a, "lengths"_a, "axis"_a = 0,
-        "feature_level"_a = nb::none(), "out"_a = nb::none(),
-        "reverse_subsequences(x, lengths, axis=0, feature_level=None, out=None) -> numpy.ndarray\n\n"
-        "DirectML REVERSE_SUBSEQUENCES: along `axis`, the first L elements of every sequence are\n"
-        "reversed, L its length (uint32 or uint64; longer than the axis means all of it). lengths\n"
-        "has x's shape with the axis set to 1, or with the axis removed. out: a preallocated\n"
-        "array of x's shape (any strides), written only on success, and returned.");
+  m.def(
+      "scatter", &scatter, "data"_a, "indices"_a, "updates"_a, "axis"_a = 0,
+      "duplicates"_a = "last", "clamp_indices"_a = false, "feature_level"_a = nb::none(),
+      "out"_a = nb::none(),
+      "scatter(data, indices, updates, axis=0, duplicates='last', clamp_indices=False,\n"
+      "        feature_level=None, out=None) -> numpy.ndarray\n\n"
+      "DirectML SCATTER (ONNX ScatterElements without reduction): a copy of data with\n"
+      "out[i][j][indices[i][j]] = updates[i][j] along `axis`. indices (int32/int64/uint32/uint64)\n"
+      "and updates have one shape, equal to data's in every dimension but `axis` (DirectML's\n"
+      "rule SC7). Negative indices count from the end. An index out of range is an error unless\n"
+      "clamp_indices=True. duplicates='last': the last update in row-major order wins where\n"
+      "indices collide; 'reject' (or 'error'): a collision is dmlref.Error 'ScatterDuplicate'.\n"
+      "out: a preallocated array (any strides), written only on success, and returned.");
+  m.def(
+      "gather_nd1", &gather_nd1, "x"_a, "indices"_a, "batch_dims"_a = 0, "clamp_indices"_a = false,
+      "feature_level"_a = nb::none(), "out"_a = nb::none(),
+      "gather_nd1(x, indices, batch_dims=0, clamp_indices=False, feature_level=None, out=None)\n"
+      "    -> numpy.ndarray\n\n"
+      "DirectML GATHER_ND1 (ONNX GatherND): each index tuple indices[..., :] selects a slice of x\n"
+      "after the first batch_dims dimensions; the result has ONNX's shape\n"
+      "indices.shape[:-1] + x.shape[batch_dims + indices.shape[-1]:]. Negative indices count from\n"
+      "the end; one out of range is an error unless clamp_indices=True. out: a preallocated array\n"
+      "of that shape (any strides), written only on success, and returned.");
+  m.def(
+      "reverse_subsequences", &reverse_subsequences, "x"_a, "lengths"_a, "axis"_a = 0,
+      "feature_level"_a = nb::none(), "out"_a = nb::none(),
+      "reverse_subsequences(x, lengths, axis=0, feature_level=None, out=None) -> numpy.ndarray\n\n"
+      "DirectML REVERSE_SUBSEQUENCES: along `axis`, the first L elements of every sequence are\n"
+      "reversed, L its length (uint32 or uint64; longer than the axis means all of it). lengths\n"
+      "has x's shape with the axis set to 1, or with the axis removed. out: a preallocated\n"
+      "array of x's shape (any strides), written only on success, and returned.");
   m.def("compare", &compare, "expected"_a, "actual"_a, "ulp"_a = 0, "nan_equal"_a = false,
         "max_report"_a = 10, "name"_a = "output",
         "compare(expected, actual, ulp=0, nan_equal=False, max_report=10, name='output')\n"

@@ -13,18 +13,24 @@ INDEX_DTYPES = [np.int64, np.int32, np.uint64, np.uint32]
 
 
 def distinct(shape, dtype, start=1):
-    """Values that never repeat (within each dtype's exact range), so a misplaced element shows."""
-    n = int(np.prod(shape))
-    return ((np.arange(n) + start) % 120).astype(dtype).reshape(shape) if np.dtype(dtype).itemsize == 1 \
-        else (np.arange(n) + start).astype(dtype).reshape(shape)
+    """Values that do not repeat (8-bit types: not within 120), so a misplaced element shows."""
+    values = np.arange(int(np.prod(shape))) + start
+    if np.dtype(dtype).itemsize == 1:
+        values %= 120
+    return values.astype(dtype).reshape(shape)
 
 
 def layouts(a):
-    """The same values as `a` in odd layouts: C order, transposed, reversed (negative strides)."""
-    t = np.ascontiguousarray(a.T).T          # same values, transposed memory
-    r = np.ascontiguousarray(a[::-1, ::-1])[::-1, ::-1]  # same values, negative strides
-    assert not t.flags.c_contiguous and r.strides[0] < 0
-    return {"c": a, "transposed": t, "reversed": r}
+    """`a` in odd layouts: C order, transposed and reversed (negative strides) with the same values,
+    and broadcast (zero strides) from its first row."""
+    t = np.ascontiguousarray(a.T).T
+    r = np.ascontiguousarray(a[::-1, ::-1])[::-1, ::-1]
+    b = np.broadcast_to(a[:1], a.shape)
+    assert not t.flags.c_contiguous and r.strides[0] < 0 and b.strides[0] == 0
+    return {"c": a, "transposed": t, "reversed": r, "broadcast": b}
+
+
+LAYOUTS = ["c", "transposed", "reversed", "broadcast"]
 
 
 class DLPackOnly:
@@ -58,7 +64,7 @@ def test_version_is_the_headers_version():
 # ---- join and split ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("layout", ["c", "transposed", "reversed"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("axis", [0, 1, -1, -2])
 def test_join_equals_concatenate(dtype, layout, axis):
     a = layouts(distinct((3, 4), dtype))[layout]
@@ -70,7 +76,7 @@ def test_join_equals_concatenate(dtype, layout, axis):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("layout", ["c", "transposed", "reversed"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_split_inverts_join(dtype, layout):
     x = layouts(distinct((4, 7), dtype))[layout]
     parts = dmlref.split(x, sizes=[2, 1, 4], axis=1)
@@ -88,6 +94,17 @@ def test_split_into_equal_pieces_and_negative_axis():
     with pytest.raises(dmlref.Error) as e:
         dmlref.split(x, 4, axis=-1)
     assert e.value.code == "S6"
+
+
+def test_numpy_integers_and_lists_as_arguments():
+    x = distinct((2, 6), np.int32)
+    parts = dmlref.split(x, np.array([2, 4]), axis=np.int64(-1))
+    assert [p.shape for p in parts] == [(2, 2), (2, 4)]
+    assert len(dmlref.split(x, np.int32(3), axis=1)) == 3
+    assert np.array_equal(dmlref.join([[1, 2], [3]]), [1, 2, 3])  # lists go through numpy
+    with pytest.raises(dmlref.Error) as e:
+        dmlref.split(x, [7, -1], axis=1)
+    assert e.value.code == "T3"
 
 
 def test_split_of_broadcast_input():
@@ -201,7 +218,8 @@ def test_out_errors():
         dmlref.join([a, a], out=np.zeros((4, 3), np.float64))
     assert e.value.code == "J3"
     with pytest.raises(dmlref.Error) as e:  # a broadcast output addresses an element twice
-        dmlref.join([a, a], out=np.lib.stride_tricks.as_strided(np.zeros(3, np.float32), (4, 3), (0, 4)))
+        broadcast = np.lib.stride_tricks.as_strided(np.zeros(3, np.float32), (4, 3), (0, 4))
+        dmlref.join([a, a], out=broadcast)
     assert e.value.code == "T12"
     with pytest.raises(dmlref.Error) as e:  # in place: the output overlaps an input
         dmlref.reverse_subsequences(a, np.ones(3, np.uint32), axis=0, out=a)
@@ -228,9 +246,10 @@ def scatter_numpy(data, indices, updates, axis):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("index_dtype", INDEX_DTYPES)
 @pytest.mark.parametrize("axis", [0, 1, -1])
-def test_scatter_equals_scatter_elements(dtype, index_dtype, axis):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_scatter_equals_scatter_elements(dtype, index_dtype, axis, layout):
     rng = np.random.default_rng(7)
-    data = layouts(distinct((4, 5), dtype))["transposed"]
+    data = layouts(distinct((4, 5), dtype))[layout]
     n = data.shape[axis]
     # Along the axis, the indices are the first 3 of a permutation: no duplicates.
     shape = list(data.shape)
@@ -292,7 +311,8 @@ def test_check_scatter_accepts_any_colliding_update():
     for winner in (10, 20):
         r = dmlref.check_scatter(data, indices, updates, np.array([0, winner, 30, 0], np.int32))
         assert r and r.colliding_element_count == 1
-    r = dmlref.check_scatter(data, indices, updates, np.array([0, 30, 30, 1], np.int32)[::-1][::-1])
+    reversed_actual = np.array([1, 30, 30, 0], np.int32)[::-1]  # [0, 30, 30, 1], negative stride
+    r = dmlref.check_scatter(data, indices, updates, reversed_actual)
     assert not r and r.mismatch_count == 2
     assert "OutputTensor[1]" in str(r) and "OutputTensor[3]" in str(r)
 
@@ -302,7 +322,6 @@ def test_check_scatter_accepts_any_colliding_update():
 def gather_nd_numpy(x, indices, batch_dims):
     """ONNX GatherND, negative indices wrapped."""
     m = indices.shape[-1]
-    batch = x.shape[:batch_dims]
     out_shape = indices.shape[:-1] + x.shape[batch_dims + m:]
     idx = indices.astype(np.int64).reshape((-1,) + indices.shape[batch_dims:])
     xs = x.reshape((-1,) + x.shape[batch_dims:])
@@ -312,21 +331,21 @@ def gather_nd_numpy(x, indices, batch_dims):
         for t in tuples:
             t = tuple(int(v) + (xs.shape[1 + j] if v < 0 else 0) for j, v in enumerate(t))
             result.append(xs[b][t])
-    del batch
     return np.array(result, dtype=x.dtype).reshape(out_shape)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("index_dtype", INDEX_DTYPES)
-def test_gather_nd1_equals_gather_nd(dtype, index_dtype):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_gather_nd1_equals_gather_nd(dtype, index_dtype, layout):
     rng = np.random.default_rng(3)
-    x = layouts(distinct((4, 5, 3), dtype))["reversed"]
+    x = layouts(distinct((4, 5, 3), dtype))[layout]
     signed = np.dtype(index_dtype).kind == "i"
     for m in (1, 2, 3):
         raw = np.stack([rng.integers(0, n, size=(2, 3)) for n in x.shape[:m]], axis=-1)
         if signed:
             raw = raw - np.array(x.shape[:m]) * (rng.random(raw.shape) < 0.5)
-        indices = raw.astype(index_dtype)
+        indices = layouts(raw.astype(index_dtype))[layout]
         y = dmlref.gather_nd1(x, indices)
         assert y.shape == (2, 3) + x.shape[m:]
         assert same_bits(y, gather_nd_numpy(x, indices, 0))
@@ -346,8 +365,10 @@ def test_gather_nd1_batch_dims_and_shapes():
     assert dmlref.gather_nd1(np.arange(5.0), np.array([-1])).shape == ()  # a scalar, as ONNX says
     assert dmlref.gather_nd1(np.arange(5.0), np.array([-1])) == 4.0
     # Output rank above both input ranks: indices (2,2,1) into (3,4) -> (2,2,4).
-    y = dmlref.gather_nd1(distinct((3, 4), np.uint8), np.array([[[0], [2]], [[1], [-3]]]))
-    assert same_bits(y, gather_nd_numpy(distinct((3, 4), np.uint8), np.array([[[0], [2]], [[1], [-3]]]), 0))
+    x, indices = distinct((3, 4), np.uint8), np.array([[[0], [2]], [[1], [-3]]])
+    y = dmlref.gather_nd1(x, indices)
+    assert y.shape == (2, 2, 4)
+    assert same_bits(y, gather_nd_numpy(x, indices, 0))
 
 
 def test_gather_nd1_clamping_and_errors():
@@ -384,7 +405,7 @@ def reverse_numpy(x, lengths, axis):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("lengths_dtype", [np.uint32, np.uint64])
-@pytest.mark.parametrize("layout", ["c", "transposed", "reversed"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_reverse_subsequences(dtype, lengths_dtype, layout):
     x = layouts(distinct((4, 6), dtype))[layout]
     lengths = np.array([6, 0, 2, 9], lengths_dtype)  # 9 > 6 clamps; 0 copies
@@ -399,6 +420,15 @@ def test_reverse_subsequences(dtype, lengths_dtype, layout):
 
 def test_reverse_subsequences_errors():
     x = np.zeros((2, 3), np.float32)
+    with pytest.raises(dmlref.Error) as e:  # UINT64 lengths need 5_0
+        dmlref.reverse_subsequences(x, np.zeros(2, np.uint64), axis=1, feature_level="4_1")
+    assert e.value.code == "FeatureLevel"
+    y = dmlref.reverse_subsequences(x, np.zeros(2, np.uint32), axis=1, feature_level="4_1")
+    assert y.shape == (2, 3)
+    for axis in (2, -3):
+        with pytest.raises(dmlref.Error) as e:
+            dmlref.reverse_subsequences(x, np.zeros((2, 3), np.uint32), axis=axis)
+        assert e.value.code == "R5"
     with pytest.raises(dmlref.Error) as e:
         dmlref.reverse_subsequences(x, np.zeros(2, np.int64), axis=1)
     assert e.value.code == "R4"
@@ -417,11 +447,12 @@ def test_dlpack_only_inputs():
     assert same_bits(parts[1], np.ascontiguousarray(b[:, 1:]))
     data, indices = distinct((3,), np.int8), np.array([2, 0], np.int64)
     updates = np.array([-1, -2], np.int8)
-    assert np.array_equal(dmlref.scatter(DLPackOnly(data), DLPackOnly(indices), DLPackOnly(updates)),
-                          [-2, 2, -1])
+    y = dmlref.scatter(DLPackOnly(data), DLPackOnly(indices), DLPackOnly(updates))
+    assert np.array_equal(y, [-2, 2, -1])
     assert np.array_equal(dmlref.gather_nd1(DLPackOnly(data), DLPackOnly(indices[:, None])), [3, 1])
-    assert same_bits(dmlref.reverse_subsequences(DLPackOnly(b), DLPackOnly(np.full(3, 2, np.uint32)),
-                                                 axis=1), reverse_numpy(b, np.full(3, 2), 1))
+    lengths = DLPackOnly(np.full(3, 2, np.uint32))
+    y = dmlref.reverse_subsequences(DLPackOnly(b), lengths, axis=1)
+    assert same_bits(y, reverse_numpy(b, np.full(3, 2), 1))
     assert dmlref.compare(DLPackOnly(b), DLPackOnly(b.copy()))
     with pytest.raises(TypeError, match="bool"):
         dmlref.join([DLPackOnly(np.zeros(3, bool))])
