@@ -447,6 +447,25 @@ std::uint32_t normalize_axis(std::string_view op, ErrorCode rule, std::string_vi
   return static_cast<std::uint32_t>(a);
 }
 
+// A Python integer (or anything with __index__), saturated to 64 bits so the caller's range check
+// reports it.
+std::int64_t integer_argument(std::string_view func, const std::string& what, nb::handle value) {
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index.is_valid()) {
+    PyErr_Clear();
+    throw nb::type_error((std::string(func) + ": " + what + " must be an integer, not " +
+                          py_str(nb::handle(value.type()).attr("__name__")))
+                             .c_str());
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0) {
+    return overflow > 0 ? std::numeric_limits<std::int64_t>::max()
+                        : std::numeric_limits<std::int64_t>::min();
+  }
+  return v;
+}
+
 dmlref::IndexPolicy index_policy(bool clamp_indices) {
   return clamp_indices ? dmlref::IndexPolicy::Clamp : dmlref::IndexPolicy::Error;
 }
@@ -597,7 +616,7 @@ nb::list split(const nb::object& x, const nb::object& sizes, std::int64_t axis,
   // An integer (numpy's included, which arrays are not: they have a length) is a count.
   if (PyIndex_Check(sizes.ptr()) && !nb::hasattr(sizes, "__len__")) {
     // A count of equal pieces, as numpy.split takes it.
-    const auto count = nb::cast<std::int64_t>(nb::steal(PyNumber_Index(sizes.ptr())));
+    const std::int64_t count = integer_argument(func, "sizes", sizes);
     if (count < 1 || count > std::numeric_limits<std::uint32_t>::max()) {
       fail(ErrorCode::S1, op, ": sizes is the output count ", count,
            "; OutputCount must be between 1 and 4294967295");
@@ -607,7 +626,7 @@ nb::list split(const nb::object& x, const nb::object& sizes, std::int64_t axis,
   } else {
     for (nb::handle item : nb::iter(sizes)) {
       const std::size_t i = output_sizes.size();
-      const auto piece = nb::cast<std::int64_t>(item);
+      const std::int64_t piece = integer_argument(func, "sizes[" + std::to_string(i) + "]", item);
       if (piece < 1) {
         fail(ErrorCode::T3, op, ": sizes[", i, "] is ", piece, ", which would make OutputTensors[",
              i, "].Sizes[", dml_axis,
@@ -959,14 +978,12 @@ NB_MODULE(dmlref, m) {
 
   m.def("join", &join, "arrays"_a, "axis"_a = 0, "feature_level"_a = nb::none(),
         "out"_a = nb::none(),
-        "join(arrays, axis=0, feature_level=None, out=None) -> numpy.ndarray\n\n"
         "DirectML JOIN: numpy.concatenate(arrays, axis). All arrays have one rank and dtype and\n"
         "agree on every dimension but `axis` (negative counts from the end). feature_level: the\n"
         "target DirectML feature level, e.g. '4_1' (default: the newest). out: a preallocated\n"
         "array of the result's shape and dtype (any strides), written only when the call\n"
         "succeeds, and returned. Raises dmlref.Error (with .code) on a broken rule.");
   m.def("split", &split, "x"_a, "sizes"_a, "axis"_a = 0, "feature_level"_a = nb::none(),
-        "split(x, sizes, axis=0, feature_level=None) -> list[numpy.ndarray]\n\n"
         "DirectML SPLIT: cuts x along `axis` into pieces of the given sizes (a list that sums to\n"
         "x.shape[axis]), or into `sizes` equal pieces when it is an int. Returns new C-contiguous\n"
         "arrays. Raises dmlref.Error (with .code) on a broken rule.");
@@ -974,8 +991,6 @@ NB_MODULE(dmlref, m) {
       "scatter", &scatter, "data"_a, "indices"_a, "updates"_a, "axis"_a = 0,
       "duplicates"_a = "last", "clamp_indices"_a = false, "feature_level"_a = nb::none(),
       "out"_a = nb::none(),
-      "scatter(data, indices, updates, axis=0, duplicates='last', clamp_indices=False,\n"
-      "        feature_level=None, out=None) -> numpy.ndarray\n\n"
       "DirectML SCATTER (ONNX ScatterElements without reduction): a copy of data with\n"
       "out[i][j][indices[i][j]] = updates[i][j] along `axis`. indices (int32/int64/uint32/uint64)\n"
       "and updates have one shape, equal to data's in every dimension but `axis` (DirectML's\n"
@@ -986,25 +1001,19 @@ NB_MODULE(dmlref, m) {
   m.def(
       "gather_nd1", &gather_nd1, "x"_a, "indices"_a, "batch_dims"_a = 0, "clamp_indices"_a = false,
       "feature_level"_a = nb::none(), "out"_a = nb::none(),
-      "gather_nd1(x, indices, batch_dims=0, clamp_indices=False, feature_level=None, out=None)\n"
-      "    -> numpy.ndarray\n\n"
       "DirectML GATHER_ND1 (ONNX GatherND): each index tuple indices[..., :] selects a slice of x\n"
       "after the first batch_dims dimensions; the result has ONNX's shape\n"
       "indices.shape[:-1] + x.shape[batch_dims + indices.shape[-1]:]. Negative indices count from\n"
       "the end; one out of range is an error unless clamp_indices=True. out: a preallocated array\n"
       "of that shape (any strides), written only on success, and returned.");
-  m.def(
-      "reverse_subsequences", &reverse_subsequences, "x"_a, "lengths"_a, "axis"_a = 0,
-      "feature_level"_a = nb::none(), "out"_a = nb::none(),
-      "reverse_subsequences(x, lengths, axis=0, feature_level=None, out=None) -> numpy.ndarray\n\n"
-      "DirectML REVERSE_SUBSEQUENCES: along `axis`, the first L elements of every sequence are\n"
-      "reversed, L its length (uint32 or uint64; longer than the axis means all of it). lengths\n"
-      "has x's shape with the axis set to 1, or with the axis removed. out: a preallocated\n"
-      "array of x's shape (any strides), written only on success, and returned.");
+  m.def("reverse_subsequences", &reverse_subsequences, "x"_a, "lengths"_a, "axis"_a = 0,
+        "feature_level"_a = nb::none(), "out"_a = nb::none(),
+        "DirectML REVERSE_SUBSEQUENCES: along `axis`, the first L elements of every sequence are\n"
+        "reversed, L its length (uint32 or uint64; longer than the axis means all of it). lengths\n"
+        "has x's shape with the axis set to 1, or with the axis removed. out: a preallocated\n"
+        "array of x's shape (any strides), written only on success, and returned.");
   m.def("compare", &compare, "expected"_a, "actual"_a, "ulp"_a = 0, "nan_equal"_a = false,
         "max_report"_a = 10, "name"_a = "output",
-        "compare(expected, actual, ulp=0, nan_equal=False, max_report=10, name='output')\n"
-        "    -> CompareResult\n\n"
         "Compares two arrays of one shape and dtype element by element (strides may differ).\n"
         "ulp=0: bit-exact (-0 differs from +0; NaNs match only with the same bits); ulp=N > 0:\n"
         "float elements match within N ULP (-0 == +0). nan_equal: every NaN equals every NaN.\n"
@@ -1012,8 +1021,6 @@ NB_MODULE(dmlref, m) {
   m.def("check_scatter", &check_scatter, "data"_a, "indices"_a, "updates"_a, "actual"_a,
         "axis"_a = 0, "clamp_indices"_a = false, "feature_level"_a = nb::none(),
         "max_report"_a = 10,
-        "check_scatter(data, indices, updates, actual, axis=0, clamp_indices=False,\n"
-        "              feature_level=None, max_report=10) -> ScatterCheckResult\n\n"
         "Checks a device's SCATTER result: where indices collide any one of the colliding updates\n"
         "is accepted, everywhere else the exact value. Truthy when `actual` is correct; str()\n"
         "lists the mismatches. The arguments are validated as for dmlref.scatter.");

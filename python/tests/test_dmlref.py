@@ -105,6 +105,11 @@ def test_numpy_integers_and_lists_as_arguments():
     with pytest.raises(dmlref.Error) as e:
         dmlref.split(x, [7, -1], axis=1)
     assert e.value.code == "T3"
+    with pytest.raises(TypeError, match="float"):
+        dmlref.split(x, [2.0, 4], axis=1)
+    with pytest.raises(dmlref.Error) as e:  # far past 64 bits: still the operator's rule
+        dmlref.split(x, 10**30, axis=1)
+    assert e.value.code == "S1"
 
 
 def test_split_of_broadcast_input():
