@@ -87,30 +87,18 @@ std::string supported_dtypes() {
 
 // A DLPack dtype that is not one of the eleven, as numpy would name it.
 std::string dlpack_dtype_name(nb::dlpack::dtype dt) {
-  std::string prefix;
-  switch (static_cast<nb::dlpack::dtype_code>(dt.code)) {
-    case nb::dlpack::dtype_code::Bool:
-      return "bool";
-    case nb::dlpack::dtype_code::Int:
-      prefix = "int";
-      break;
-    case nb::dlpack::dtype_code::UInt:
-      prefix = "uint";
-      break;
-    case nb::dlpack::dtype_code::Float:
-      prefix = "float";
-      break;
-    case nb::dlpack::dtype_code::Bfloat:
-      prefix = "bfloat";
-      break;
-    case nb::dlpack::dtype_code::Complex:
-      prefix = "complex";
-      break;
-    default:
-      prefix = "dlpack type code " + std::to_string(dt.code) + " of ";
-      break;
+  using Code = nb::dlpack::dtype_code;
+  if (static_cast<Code>(dt.code) == Code::Bool) return "bool";
+  constexpr std::pair<Code, const char*> kPrefixes[] = {{Code::Int, "int"},
+                                                        {Code::UInt, "uint"},
+                                                        {Code::Float, "float"},
+                                                        {Code::Bfloat, "bfloat"},
+                                                        {Code::Complex, "complex"}};
+  std::string name = "DLPack type code " + std::to_string(dt.code) + " of ";
+  for (const auto& [code, prefix] : kPrefixes) {
+    if (static_cast<Code>(dt.code) == code) name = prefix;
   }
-  std::string name = prefix + std::to_string(dt.bits);
+  name += std::to_string(dt.bits);
   if (dt.lanes != 1) name += " x" + std::to_string(dt.lanes);
   return name;
 }
@@ -489,14 +477,14 @@ class SingleOutputCall {
 
   const BufferTensorDesc* input_desc(std::size_t i) const { return &described_[i].desc(); }
   dmlref::ConstBuffer input_buffer(std::size_t i) const { return described_[i].cbuffer(); }
-  const BufferTensorDesc* output_desc() const { return &output_.desc(); }
   dmlref::Buffer output_buffer() const { return output_.buffer(); }
 
   // `sizes`: the output's DirectML sizes (used without `out=`); the new array's numpy shape is
   // them without the first `padding` ones. `validate` checks the descriptions, `run` computes.
+  // `output_slot`: the operator description's OutputTensor, pointed at the output's description.
   template <class Validate, class Run>
   nb::object run(std::vector<std::uint32_t> sizes, std::size_t padding, DataType type,
-                 Validate&& validate, Run&& run_op) {
+                 const BufferTensorDesc*& output_slot, Validate&& validate, Run&& run_op) {
     std::vector<std::int64_t> shape = shape_of(sizes, std::min(padding, sizes.size()));
     {
       nb::gil_scoped_release unlocked;
@@ -505,6 +493,7 @@ class SingleOutputCall {
       } else {
         output_.describe_new(std::move(sizes), type);
       }
+      output_slot = &output_.desc();
       validate();
       if (out_ && (output_.substituted() || any_input_substituted())) {
         std::vector<const Operand*> inputs;
@@ -594,11 +583,7 @@ nb::object join(const nb::object& arrays, std::int64_t axis,
   dmlref::JoinOperatorDesc desc{static_cast<std::uint32_t>(inputs.size()), descs.data(), nullptr,
                                 dml_axis};
   return call.run(
-      std::move(sizes), 0, type,
-      [&] {
-        desc.OutputTensor = call.output_desc();
-        dmlref::validate_join(desc, options);
-      },
+      std::move(sizes), 0, type, desc.OutputTensor, [&] { dmlref::validate_join(desc, options); },
       [&] { dmlref::join(desc, buffers, call.output_buffer(), options); });
 }
 
@@ -702,11 +687,8 @@ nb::object scatter(const nb::object& data, const nb::object& indices, const nb::
   dmlref::ScatterOperatorDesc desc{call.input_desc(0), call.input_desc(1), call.input_desc(2),
                                    nullptr, dml_axis};
   return call.run(
-      sizes_of(op, inputs[0]), 0, inputs[0].type,
-      [&] {
-        desc.OutputTensor = call.output_desc();
-        dmlref::validate_scatter(desc, options);
-      },
+      sizes_of(op, inputs[0]), 0, inputs[0].type, desc.OutputTensor,
+      [&] { dmlref::validate_scatter(desc, options); },
       [&] {
         dmlref::scatter(desc, call.input_buffer(0), call.input_buffer(1), call.input_buffer(2),
                         call.output_buffer(), options);
@@ -764,11 +746,8 @@ nb::object gather_nd1(const nb::object& x, const nb::object& indices, std::int64
                                      static_cast<std::uint32_t>(q),
                                      static_cast<std::uint32_t>(batch_dims)};
   return call.run(
-      std::move(sizes), padding, inputs[0].type,
-      [&] {
-        desc.OutputTensor = call.output_desc();
-        dmlref::validate_gather_nd1(desc, options);
-      },
+      std::move(sizes), padding, inputs[0].type, desc.OutputTensor,
+      [&] { dmlref::validate_gather_nd1(desc, options); },
       [&] {
         dmlref::gather_nd1(desc, call.input_buffer(0), call.input_buffer(1), call.output_buffer(),
                            options);
@@ -795,11 +774,8 @@ nb::object reverse_subsequences(const nb::object& x, const nb::object& lengths, 
   dmlref::ReverseSubsequencesOperatorDesc desc{call.input_desc(0), call.input_desc(1), nullptr,
                                                dml_axis};
   return call.run(
-      sizes_of(op, inputs[0]), 0, inputs[0].type,
-      [&] {
-        desc.OutputTensor = call.output_desc();
-        dmlref::validate_reverse_subsequences(desc, options);
-      },
+      sizes_of(op, inputs[0]), 0, inputs[0].type, desc.OutputTensor,
+      [&] { dmlref::validate_reverse_subsequences(desc, options); },
       [&] {
         dmlref::reverse_subsequences(desc, call.input_buffer(0), call.input_buffer(1),
                                      call.output_buffer(), options);
