@@ -13,7 +13,6 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <charconv>
@@ -157,6 +156,37 @@ void fill_operand(Operand& op, const Array& a, DataType type) {
   }
 }
 
+// How the caller would name an array's dtype: str(obj.dtype) where there is one (numpy, torch).
+std::string dtype_name_of(nb::handle obj, nb::dlpack::dtype dt) {
+  return nb::hasattr(obj, "dtype") ? py_str(obj.attr("dtype")) : dlpack_dtype_name(dt);
+}
+
+template <class Array>
+DataType checked_type(std::string_view func, std::string_view arg, nb::handle obj, const Array& a) {
+  const std::optional<DataType> type = data_type_of(a.dtype());
+  if (!type) unsupported_dtype(func, arg, dtype_name_of(obj, a.dtype()));
+  return *type;
+}
+
+// An array that nanobind could not take: not in CPU memory, or not an array at all.
+[[noreturn]] void not_an_array(std::string_view func, std::string_view arg, nb::handle obj) {
+  if (nb::hasattr(obj, "__dlpack_device__")) {
+    const nb::object device = obj.attr("__dlpack_device__")();
+    const auto type = nb::cast<int>(device[0]);
+    if (type != 1) {  // kDLCPU
+      throw nb::type_error((std::string(func) + ": " + std::string(arg) +
+                            " is on DLPack device type " + std::to_string(type) +
+                            "; dmlref reads CPU memory only (copy it to the CPU first)")
+                               .c_str());
+    }
+  }
+  throw nb::type_error((std::string(func) + ": " + std::string(arg) + " is a " +
+                        py_str(nb::handle(obj.type()).attr("__name__")) +
+                        ", not an array dmlref can read (a numpy array, or a CPU object with "
+                        "__dlpack__)")
+                           .c_str());
+}
+
 bool is_numpy_array(nb::handle obj) {
   return nb::isinstance(obj, nb::module_::import_("numpy").attr("ndarray"));
 }
@@ -174,32 +204,19 @@ Operand import_input(std::string_view func, std::string arg, std::string name, n
   }
   InArray a;
   if (!nb::try_cast(candidate, a, false)) {
-    // Supported numpy dtypes that still fail (strides that are not whole elements) take numpy's
-    // packed copy; anything else is a type error naming the dtype.
-    if (nb::hasattr(candidate, "dtype")) {
-      const std::string dtype = py_str(candidate.attr("dtype"));
-      nb::object np = nb::module_::import_("numpy");
-      const bool known =
-          is_numpy_array(candidate) && nb::cast<bool>(candidate.attr("dtype").attr("isnative")) &&
-          std::any_of(std::begin(dmlref::kAllDataTypes), std::end(dmlref::kAllDataTypes),
-                      [&](DataType t) { return numpy_name(t) == dtype; });
-      if (!known || !nb::try_cast(np.attr("ascontiguousarray")(candidate), a, false)) {
-        unsupported_dtype(func, arg, dtype);
-      }
-    } else {
-      throw nb::type_error((std::string(func) + ": " + arg + " is a " +
-                            py_str(nb::handle(obj.type()).attr("__name__")) +
-                            ", not an array (numpy, or a CPU object with __dlpack__)")
-                               .c_str());
-    }
+    // A supported numpy dtype that still fails (strides that are not whole elements) takes
+    // numpy's packed copy; another dtype is a type error naming it.
+    if (!is_numpy_array(candidate)) not_an_array(func, arg, candidate);
+    const std::string dtype = py_str(candidate.attr("dtype"));
+    const bool known =
+        nb::cast<bool>(candidate.attr("dtype").attr("isnative")) &&
+        std::any_of(std::begin(dmlref::kAllDataTypes), std::end(dmlref::kAllDataTypes),
+                    [&](DataType t) { return numpy_name(t) == dtype; });
+    nb::object packed = nb::module_::import_("numpy").attr("ascontiguousarray");
+    if (!known || !nb::try_cast(packed(candidate), a, false)) unsupported_dtype(func, arg, dtype);
   }
-  const std::optional<DataType> type = data_type_of(a.dtype());
-  if (!type) {
-    unsupported_dtype(func, arg,
-                      nb::hasattr(candidate, "dtype") ? py_str(candidate.attr("dtype"))
-                                                      : dlpack_dtype_name(a.dtype()));
-  }
-  fill_operand(op, a, *type);
+  const DataType type = checked_type(func, arg, candidate, a);
+  fill_operand(op, a, type);
   op.array = std::move(a);
   return op;
 }
@@ -216,29 +233,12 @@ OutOperand import_out(std::string_view func, std::string name, nb::handle obj) {
   out.operand.source = nb::borrow(obj);
   if (!nb::try_cast(obj, out.array, false)) {
     InArray readable;
-    if (nb::try_cast(obj, readable, false)) {
-      if (!data_type_of(readable.dtype())) {
-        unsupported_dtype(func, "out",
-                          nb::hasattr(obj, "dtype") ? py_str(obj.attr("dtype"))
-                                                    : dlpack_dtype_name(readable.dtype()));
-      }
-      throw nb::value_error((std::string(func) + ": out is read-only").c_str());
-    }
-    if (nb::hasattr(obj, "dtype")) {
-      unsupported_dtype(func, "out", py_str(obj.attr("dtype")));
-    }
-    throw nb::type_error((std::string(func) +
-                          ": out must be a writable array (numpy, or a CPU object with "
-                          "__dlpack__)")
-                             .c_str());
+    if (!nb::try_cast(obj, readable, false)) not_an_array(func, "out", obj);
+    checked_type(func, "out", obj, readable);
+    throw nb::value_error((std::string(func) + ": out is read-only").c_str());
   }
-  const std::optional<DataType> type = data_type_of(out.array.dtype());
-  if (!type) {
-    unsupported_dtype(func, "out",
-                      nb::hasattr(obj, "dtype") ? py_str(obj.attr("dtype"))
-                                                : dlpack_dtype_name(out.array.dtype()));
-  }
-  fill_operand(out.operand, out.array, *type);
+  const DataType type = checked_type(func, "out", obj, out.array);
+  fill_operand(out.operand, out.array, type);
   return out;
 }
 

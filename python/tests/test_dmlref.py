@@ -463,6 +463,20 @@ def test_dlpack_only_inputs():
         dmlref.join([DLPackOnly(np.zeros(3, bool))])
 
 
+def test_non_arrays_and_device_arrays_are_type_errors():
+    class OnDevice:  # what a GPU tensor's DLPack interface says
+        def __dlpack__(self, **kwargs):
+            raise BufferError("not on the CPU")
+
+        def __dlpack_device__(self):
+            return (2, 0)  # kDLCUDA
+
+    with pytest.raises(TypeError, match="CPU"):
+        dmlref.join([OnDevice()])
+    with pytest.raises(TypeError, match="not an array"):
+        dmlref.join([np.zeros(2)], out=[0.0, 0.0])
+
+
 # ---- compare ----------------------------------------------------------------------------------
 
 def test_compare():
