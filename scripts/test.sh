@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds dmlref's tests and runs them all with CTest.
-#   scripts/test.sh              g++, build/ (the README's test command; CI runs it as is)
+#   scripts/test.sh              g++, build/ (the README's test command; CI runs it as is), then
+#                                the Python module's pytest suite (build-python/venv)
 #   scripts/test.sh --sanitize   clang++ with AddressSanitizer + UBSan, build-sanitize/
 set -eu
 cd "$(dirname "$0")/.."
@@ -29,3 +30,20 @@ esac
 cmake -S . -B "$dir" $cfg -DDMLREF_BUILD_TESTS=ON
 cmake --build "$dir" -j "$(dmlref_jobs)"
 ctest --test-dir "$dir" --output-on-failure -j "$(dmlref_jobs)"
+
+# The Python module: pip-installed from this checkout into a virtual environment (reused between
+# runs, as is the CMake build in build-python/build), then its pytest suite.
+if [ "$mode" = plain ]; then
+  python3 -c 'import ensurepip, os, sysconfig, sys
+sys.exit(not os.path.isfile(os.path.join(sysconfig.get_path("include"), "Python.h")))' 2>/dev/null ||
+    dmlref_need_packages python3 python3-venv python3-dev
+  venv=build-python/venv
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q scikit-build-core nanobind numpy pytest
+  "$venv/bin/python" -m pip install -q --no-build-isolation -C build-dir=build-python/build \
+    -C cmake.define.DMLREF_PYTHON_WERROR=ON .
+  status=0
+  "$venv/bin/python" -m pytest -q python/tests || status=$?
+  # Any non-zero exit fails, 5 ("no tests collected") included.
+  [ "$status" -eq 0 ] || { echo "dmlref: Python tests failed (pytest exit $status)" >&2; exit 1; }
+fi
