@@ -725,6 +725,16 @@ inline const std::vector<std::string>& bound(const Model& m, const std::string& 
   return it->second;
 }
 
+// The buffers bound to an array field (InputTensors, OutputTensors), as B (Buffer or ConstBuffer).
+template <class B>
+std::vector<B> buffers_of(Model& m, const std::string& field, std::size_t count) {
+  std::vector<B> out;
+  for (const std::string& r : bound(m, field, count)) {
+    out.push_back({m.resources.at(r).bytes.data(), m.resources.at(r).bytes.size()});
+  }
+  return out;
+}
+
 inline dmlref::Buffer buffer_of(Model& m, const std::string& field) {
   ModelBuffer& b = m.resources.at(bound(m, field, 1).front());
   return {b.bytes.data(), b.bytes.size()};
@@ -760,10 +770,7 @@ inline void run_model(Model& m, Engine engine, dmlref::FeatureLevel level = dmlr
     desc.InputTensors = inputs.data();
     desc.OutputTensor = detail::parse_tensor(store, d.at("OutputTensor"));
     desc.Axis = d.at("Axis").u32();
-    std::vector<ConstBuffer> buffers;
-    for (const std::string& r : detail::bound(m, "InputTensors", inputs.size())) {
-      buffers.push_back({m.resources.at(r).bytes.data(), m.resources.at(r).bytes.size()});
-    }
+    const auto buffers = detail::buffers_of<ConstBuffer>(m, "InputTensors", inputs.size());
     const Buffer out = detail::buffer_of(m, "OutputTensor");
     JoinOptions options;
     options.feature_level = level;
@@ -776,10 +783,7 @@ inline void run_model(Model& m, Engine engine, dmlref::FeatureLevel level = dmlr
     if (desc.OutputCount != outputs.size()) throw FormatError("OutputCount differs from OutputTensors");
     desc.OutputTensors = outputs.data();
     desc.Axis = d.at("Axis").u32();
-    std::vector<Buffer> buffers;
-    for (const std::string& r : detail::bound(m, "OutputTensors", outputs.size())) {
-      buffers.push_back({m.resources.at(r).bytes.data(), m.resources.at(r).bytes.size()});
-    }
+    const auto buffers = detail::buffers_of<Buffer>(m, "OutputTensors", outputs.size());
     const Buffer in = detail::buffer_of(m, "InputTensor");
     SplitOptions options;
     options.feature_level = level;

@@ -520,8 +520,8 @@ std::vector<CasePlan> valid_cases(OpContext& c) {
 // Invalid cases: a small valid case (4 dimensions, allowed at every level) with one rule broken.
 
 struct InvalidSpec {
-  const char* rule;
-  const char* why;
+  std::string rule;
+  std::string why;
   std::function<void(CasePlan&, const OpContext&)> mutate;
 };
 
@@ -632,40 +632,29 @@ std::vector<InvalidSpec> tensor_rules() {
 std::vector<InvalidSpec> operator_rules(const std::string& op) {
   using P = CasePlan;
   using C = const OpContext;
-  if (op == "join") {
+  if (op == "join" || op == "split") {
+    // JOIN and SPLIT share their rules (J1-J6 / S1-S6), seen from the other side: JOIN's pieces
+    // are its inputs, SPLIT's its outputs.
+    const bool join = op == "join";
+    const std::string r = join ? "J" : "S", count = join ? "InputCount" : "OutputCount";
+    const std::string piece = join ? "InputTensors[1]" : "OutputTensors[1]";
+    const std::string whole = join ? "OutputTensor" : "InputTensor";
+    const std::string a_piece = join ? "an input" : "an output", the_whole = join ? "the output" : "the input";
     return {
-        {"J1", "InputCount is 0",
-         [](P& p, C&) {
-           p.tensors.erase(p.tensors.begin(), p.tensors.begin() + 2);
-           p.scalars["InputCount"] = 0;
+        {r + "1", count + " is 0",
+         [=](P& p, C&) {
+           std::erase_if(p.tensors, [&](const TensorPlan& t) { return t.field != whole; });
+           p.scalars[count] = 0;
          }},
-        {"J2", "an input has 3 dimensions, the output 4",
-         [](P& p, C&) { p.tensor("InputTensors[1]").sizes = {2, 4, 2}; }},
-        {"J3", "an input's DataType differs from the output's",
-         [](P& p, C& c) { p.tensor("InputTensors[1]").type = c.other_type(p.tensor("InputTensors[1]").type); }},
-        {"J4", "Axis is 4 with 4 dimensions", [](P& p, C&) { p.scalars["Axis"] = 4; }},
-        {"J5", "an input differs from the output in a dimension other than Axis",
-         [](P& p, C&) { p.tensor("InputTensors[1]").sizes[2] = 3; }},
-        {"J6", "the inputs' sizes along Axis do not add up to the output's",
-         [](P& p, C&) { p.tensor("OutputTensor").sizes[1] = 4; }},
-    };
-  }
-  if (op == "split") {
-    return {
-        {"S1", "OutputCount is 0",
-         [](P& p, C&) {
-           p.tensors.resize(1);
-           p.scalars["OutputCount"] = 0;
-         }},
-        {"S2", "an output has 3 dimensions, the input 4",
-         [](P& p, C&) { p.tensor("OutputTensors[1]").sizes = {2, 4, 2}; }},
-        {"S3", "an output's DataType differs from the input's",
-         [](P& p, C& c) { p.tensor("OutputTensors[1]").type = c.other_type(p.tensor("OutputTensors[1]").type); }},
-        {"S4", "Axis is 4 with 4 dimensions", [](P& p, C&) { p.scalars["Axis"] = 4; }},
-        {"S5", "an output differs from the input in a dimension other than Axis",
-         [](P& p, C&) { p.tensor("OutputTensors[1]").sizes[2] = 3; }},
-        {"S6", "the outputs' sizes along Axis do not add up to the input's",
-         [](P& p, C&) { p.tensor("InputTensor").sizes[1] = 4; }},
+        {r + "2", a_piece + " has 3 dimensions, " + the_whole + " 4",
+         [=](P& p, C&) { p.tensor(piece).sizes = {2, 4, 2}; }},
+        {r + "3", a_piece + "'s DataType differs from " + the_whole + "'s",
+         [=](P& p, C& c) { p.tensor(piece).type = c.other_type(p.tensor(piece).type); }},
+        {r + "4", "Axis is 4 with 4 dimensions", [](P& p, C&) { p.scalars["Axis"] = 4; }},
+        {r + "5", a_piece + " differs from " + the_whole + " in a dimension other than Axis",
+         [=](P& p, C&) { p.tensor(piece).sizes[2] = 3; }},
+        {r + "6", "the sizes along Axis of the pieces do not add up to " + the_whole + "'s",
+         [=](P& p, C&) { p.tensor(whole).sizes[1] = 4; }},
     };
   }
   if (op == "scatter") {
@@ -761,7 +750,7 @@ std::vector<CasePlan> invalid_cases(OpContext& c) {
     s.mutate(p, c);
     p.rule = s.rule;
     p.why = s.why;
-    p.label = std::string("invalid_") + s.rule;
+    p.label = "invalid_" + s.rule;
     out.push_back(std::move(p));
   }
   return out;

@@ -278,7 +278,7 @@ std::string junit_xml(const std::vector<std::string>& ops, const std::vector<Out
         os << "/>\n";
         continue;
       }
-      os << ">\n      <failure type=\"" << (o.status == Status::NotRun ? "not-run" : "mismatch") << "\" message=\""
+      os << ">\n      <failure type=\"" << (o.status == Status::NotRun ? "not-run" : "failed") << "\" message=\""
          << xml_escape(o.reason) << "\">" << xml_escape(o.details) << "</failure>\n    </testcase>\n";
     }
     os << "  </testsuite>\n";
