@@ -149,7 +149,9 @@ TEST_CASE("suite: generate covers every operator's types, ranks, layouts, option
       {"gather_nd1", {"G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "G9", "G10"}},
       {"reverse_subsequences", {"R1", "R2", "R3", "R4", "R5"}},
   };
-  for (const auto& [op, rules] : operator_rules) {
+  for (const auto& entry : operator_rules) {
+    const std::string& op = entry.first;  // not a structured binding: clang 14 cannot capture one
+    const std::vector<std::string>& rules = entry.second;
     CAPTURE(op);
     std::size_t valid = 0;
     std::set<std::string> types, broken, ranks, layouts;

@@ -245,12 +245,27 @@ std::string layout_label(const std::vector<Kind>& in, Kind out) {
 
 using Sizes = std::vector<std::uint32_t>;
 
+// What most builders draw first: the data type, the index type, the sizes, an axis.
+struct Drawn {
+  DataType type, index_type;
+  Sizes sizes;
+  std::uint32_t rank, axis;
+};
+
+Drawn draw(OpContext& c, int i, const std::optional<Sizes>& fixed) {
+  Drawn d{c.type_for(i), c.index_types.empty() ? DataType::UInt32 : c.index_type_for(i),
+          fixed ? *fixed : random_sizes(c.rng, c.rank_for(i), budget_for(i)), 0, 0};
+  d.rank = static_cast<std::uint32_t>(d.sizes.size());
+  d.axis = c.rng.below(d.rank);
+  return d;
+}
+
 CasePlan join_case(OpContext& c, int i, std::optional<Sizes> fixed = {}) {
   Rng& rng = c.rng;
-  const DataType type = c.type_for(i);
-  Sizes out = fixed ? *fixed : random_sizes(rng, c.rank_for(i), budget_for(i));
-  const auto rank = static_cast<std::uint32_t>(out.size());
-  const std::uint32_t axis = rng.below(rank);
+  Drawn d = draw(c, i, fixed);
+  const DataType type = d.type;
+  Sizes& out = d.sizes;
+  const std::uint32_t rank = d.rank, axis = d.axis;
   const std::uint32_t k = std::min<std::uint32_t>(1 + rng.below(4), out[axis] + (fixed ? 0 : 3));
   if (!fixed) out[axis] = std::max(out[axis], k);
   const std::uint32_t pieces = std::min(k, out[axis]);
@@ -281,10 +296,10 @@ CasePlan join_case(OpContext& c, int i, std::optional<Sizes> fixed = {}) {
 
 CasePlan split_case(OpContext& c, int i, std::optional<Sizes> fixed = {}) {
   Rng& rng = c.rng;
-  const DataType type = c.type_for(i);
-  Sizes in = fixed ? *fixed : random_sizes(rng, c.rank_for(i), budget_for(i));
-  const auto rank = static_cast<std::uint32_t>(in.size());
-  const std::uint32_t axis = rng.below(rank);
+  Drawn d = draw(c, i, fixed);
+  const DataType type = d.type;
+  Sizes& in = d.sizes;
+  const std::uint32_t rank = d.rank, axis = d.axis;
   const std::uint32_t k = 1 + rng.below(4);
   if (!fixed) in[axis] = std::max(in[axis], k);
   const std::uint32_t pieces = std::min(k, in[axis]);
@@ -326,12 +341,10 @@ std::uint64_t mix(const dmlref::Coord& co, std::uint32_t rank, std::uint64_t see
 
 CasePlan scatter_case(OpContext& c, int i, std::optional<Sizes> fixed = {}) {
   Rng& rng = c.rng;
-  const DataType type = c.type_for(i);
-  const DataType index_type = c.index_type_for(i);
-  const Sizes in = fixed ? *fixed : random_sizes(rng, c.rank_for(i), budget_for(i));
-  const auto rank = static_cast<std::uint32_t>(in.size());
-  const std::uint32_t axis = rng.below(rank);
-  const std::uint32_t n = in[axis];
+  const Drawn d = draw(c, i, fixed);
+  const DataType type = d.type, index_type = d.index_type;
+  const Sizes& in = d.sizes;
+  const std::uint32_t rank = d.rank, axis = d.axis, n = in[axis];
   const bool collide = i % 3 == 0;
   Sizes idx = in;
   idx[axis] = collide ? 1 + rng.below(n + 2) : 1 + rng.below(n);
@@ -429,12 +442,10 @@ CasePlan gather_case(OpContext& c, int i, std::optional<Sizes> fixed_input = {})
 
 CasePlan reverse_case(OpContext& c, int i, std::optional<Sizes> fixed = {}) {
   Rng& rng = c.rng;
-  const DataType type = c.type_for(i);
-  const DataType length_type = c.index_type_for(i);
-  const Sizes in = fixed ? *fixed : random_sizes(rng, c.rank_for(i), budget_for(i));
-  const auto rank = static_cast<std::uint32_t>(in.size());
-  const std::uint32_t axis = rng.below(rank);
-  const std::uint32_t n = in[axis];
+  const Drawn d = draw(c, i, fixed);
+  const DataType type = d.type, length_type = d.index_type;
+  const Sizes& in = d.sizes;
+  const std::uint32_t rank = d.rank, axis = d.axis, n = in[axis];
   Sizes len = in;
   len[axis] = 1;
   static constexpr const char* kModes[] = {"mixed", "zero", "full", "longer-than-axis"};
@@ -629,6 +640,18 @@ std::vector<InvalidSpec> tensor_rules() {
   };
 }
 
+// Mutations that several operators' rules share.
+std::function<void(CasePlan&, const OpContext&)> retype(std::string field) {
+  return [field](CasePlan& p, const OpContext& c) { p.tensor(field).type = c.other_type(p.tensor(field).type); };
+}
+std::function<void(CasePlan&, const OpContext&)> set_scalar(std::string field, std::uint32_t value) {
+  return [field, value](CasePlan& p, const OpContext&) { p.scalars[field] = value; };
+}
+void float_indices(CasePlan& p, const OpContext&) {
+  p.tensor("IndicesTensor").type = DataType::Float32;
+  p.tensor("IndicesTensor").fill = Fill::Data;
+}
+
 std::vector<InvalidSpec> operator_rules(const std::string& op) {
   using P = CasePlan;
   using C = const OpContext;
@@ -648,9 +671,8 @@ std::vector<InvalidSpec> operator_rules(const std::string& op) {
          }},
         {r + "2", a_piece + " has 3 dimensions, " + the_whole + " 4",
          [=](P& p, C&) { p.tensor(piece).sizes = {2, 4, 2}; }},
-        {r + "3", a_piece + "'s DataType differs from " + the_whole + "'s",
-         [=](P& p, C& c) { p.tensor(piece).type = c.other_type(p.tensor(piece).type); }},
-        {r + "4", "Axis is 4 with 4 dimensions", [](P& p, C&) { p.scalars["Axis"] = 4; }},
+        {r + "3", a_piece + "'s DataType differs from " + the_whole + "'s", retype(piece)},
+        {r + "4", "Axis is 4 with 4 dimensions", set_scalar("Axis", 4)},
         {r + "5", a_piece + " differs from " + the_whole + " in a dimension other than Axis",
          [=](P& p, C&) { p.tensor(piece).sizes[2] = 3; }},
         {r + "6", "the sizes along Axis of the pieces do not add up to " + the_whole + "'s",
@@ -664,14 +686,9 @@ std::vector<InvalidSpec> operator_rules(const std::string& op) {
            p.tensor("IndicesTensor").sizes = {3, 2, 2};
            p.tensor("UpdatesTensor").sizes = {3, 2, 2};
          }},
-        {"SC2", "UpdatesTensor's DataType differs from the input's",
-         [](P& p, C& c) { p.tensor("UpdatesTensor").type = c.other_type(p.tensor("UpdatesTensor").type); }},
-        {"SC3", "IndicesTensor is FLOAT32",
-         [](P& p, C&) {
-           p.tensor("IndicesTensor").type = DataType::Float32;
-           p.tensor("IndicesTensor").fill = Fill::Data;
-         }},
-        {"SC4", "Axis is 4 with 4 dimensions", [](P& p, C&) { p.scalars["Axis"] = 4; }},
+        {"SC2", "UpdatesTensor's DataType differs from the input's", retype("UpdatesTensor")},
+        {"SC3", "IndicesTensor is FLOAT32", float_indices},
+        {"SC4", "Axis is 4 with 4 dimensions", set_scalar("Axis", 4)},
         {"SC5", "OutputTensor's sizes differ from InputTensor's",
          [](P& p, C&) { p.tensor("OutputTensor").sizes[0] = 3; }},
         {"SC6", "UpdatesTensor's sizes differ from IndicesTensor's",
@@ -695,15 +712,10 @@ std::vector<InvalidSpec> operator_rules(const std::string& op) {
          [](P& p, C&) {
            p.tensor("IndicesTensor").sizes = {3, 2, 1};
          }},
-        {"G2", "OutputTensor's DataType differs from the input's",
-         [](P& p, C& c) { p.tensor("OutputTensor").type = c.other_type(p.tensor("OutputTensor").type); }},
-        {"G3", "IndicesTensor is FLOAT32",
-         [](P& p, C&) {
-           p.tensor("IndicesTensor").type = DataType::Float32;
-           p.tensor("IndicesTensor").fill = Fill::Data;
-         }},
-        {"G4", "InputDimensionCount is 5 with 4 dimensions", [](P& p, C&) { p.scalars["InputDimensionCount"] = 5; }},
-        {"G5", "BatchDimensionCount equals InputDimensionCount", [](P& p, C&) { p.scalars["BatchDimensionCount"] = 3; }},
+        {"G2", "OutputTensor's DataType differs from the input's", retype("OutputTensor")},
+        {"G3", "IndicesTensor is FLOAT32", float_indices},
+        {"G4", "InputDimensionCount is 5 with 4 dimensions", set_scalar("InputDimensionCount", 5)},
+        {"G5", "BatchDimensionCount equals InputDimensionCount", set_scalar("BatchDimensionCount", 3)},
         {"G6", "each index tuple has 3 coordinates but only 2 input dimensions follow the batch",
          [](P& p, C&) {
            TensorPlan& t = p.tensor("IndicesTensor");
@@ -729,15 +741,14 @@ std::vector<InvalidSpec> operator_rules(const std::string& op) {
        [](P& p, C&) { p.tensor("SequenceLengthsTensor").sizes = {3, 1, 2}; }},
       {"R2", "OutputTensor's sizes differ from InputTensor's",
        [](P& p, C&) { p.tensor("OutputTensor").sizes[0] = 3; }},
-      {"R2", "OutputTensor's DataType differs from InputTensor's",
-       [](P& p, C& c) { p.tensor("OutputTensor").type = c.other_type(p.tensor("OutputTensor").type); }},
+      {"R2", "OutputTensor's DataType differs from InputTensor's", retype("OutputTensor")},
       {"R3", "SequenceLengthsTensor's size along Axis is 2, not 1",
        [](P& p, C&) { p.tensor("SequenceLengthsTensor").sizes[2] = 2; }},
       {"R3", "SequenceLengthsTensor differs from InputTensor in a dimension other than Axis",
        [](P& p, C&) { p.tensor("SequenceLengthsTensor").sizes[1] = 2; }},
       {"R4", "SequenceLengthsTensor is INT32",
        [](P& p, C&) { p.tensor("SequenceLengthsTensor").type = DataType::Int32; }},
-      {"R5", "Axis is 4 with 4 dimensions", [](P& p, C&) { p.scalars["Axis"] = 4; }},
+      {"R5", "Axis is 4 with 4 dimensions", set_scalar("Axis", 4)},
   };
 }
 
