@@ -19,6 +19,8 @@
 
 #include "cli_files.hpp"
 
+#include "suite_main.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -87,6 +89,10 @@ output and comparison (every operator):
 exit status: 0 written / matches, 1 does not match, 2 bad usage or invalid input.
 A call that exits 2 writes nothing: --out files are written to a temporary file next to the
 target and renamed into place only once everything (the comparison included) has succeeded.
+
+conformance suites of DxDispatch models (README.md: "Run the suite on a DirectML device"):
+  generate --out DIR [--ops join,split,...] [--feature-level 5_0] [--seed N] [--max-bytes M] [--overwrite]
+  verify DIR --results RESULTS [--junit FILE] [--max-report N]
 )";
 
 // Sizes without their leading 1s, keeping at least one dimension ({1,1,3} -> {3}, {1} -> {1}).
@@ -619,6 +625,15 @@ class Checker {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && (std::string_view(argv[1]) == "generate" || std::string_view(argv[1]) == "verify")) {
+    try {
+      return std::string_view(argv[1]) == "generate" ? dmlref_suite::generate_main(argc - 1, argv + 1)
+                                                     : dmlref_suite::verify_main(argc - 1, argv + 1);
+    } catch (const std::exception& e) {
+      std::cerr << "dmlref-check: " << e.what() << "\n";
+      return 2;
+    }
+  }
   for (int i = 1; i < argc; ++i) {
     if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
       std::cout << kHelp;
