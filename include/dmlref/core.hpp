@@ -1,11 +1,12 @@
 // dmlref's core without the operators: data types and float16, layouts and views, the runtime
-// tensor description and its validation, errors, feature levels, the strided-copy core, and the
+// tensor description and its validation, errors, feature levels, the data-movement engine, and the
 // tools for checking a device's result (compare, fills, .npy). For code that checks or moves
 // tensors without running an operator; dmlref.hpp includes it.
 #pragma once
 
 #include "dmlref/compare.hpp"
 #include "dmlref/data_type.hpp"
+#include "dmlref/engine.hpp"
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/fill.hpp"

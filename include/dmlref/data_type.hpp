@@ -186,6 +186,23 @@ decltype(auto) visit(DataType type, F&& f) {
                kAllTypes.to_string());
 }
 
+// Data movement never interprets a value, so the operators' fast paths run on elements as the
+// unsigned integer of their width: calls f(std::type_identity<W>{}) with W = std::uint8_t,
+// std::uint16_t, std::uint32_t or std::uint64_t for a 1, 2, 4 or 8-byte `type`. Four
+// instantiations instead of eleven; an invalid type is T1, as in visit.
+template <class F>
+decltype(auto) visit_width(DataType type, F&& f) {
+  switch (element_size(type)) {
+    case 1: return f(std::type_identity<std::uint8_t>{});
+    case 2: return f(std::type_identity<std::uint16_t>{});
+    case 4: return f(std::type_identity<std::uint32_t>{});
+    case 8: return f(std::type_identity<std::uint64_t>{});
+    default: break;
+  }
+  detail::fail(ErrorCode::T1, "DataType is ", describe(type), "; it must be one of ",
+               kAllTypes.to_string());
+}
+
 // Same, restricted to the four index types (SCATTER/GATHER_ND1 indices, REVERSE_SUBSEQUENCES
 // lengths), so an operator instantiates only what it can use. `code` is the rule to cite.
 template <class F>

@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <type_traits>
+#include <utility>
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
@@ -118,13 +119,11 @@ inline CopyPlan make_copy_plan(std::span<const std::uint32_t> sizes,
 // offsets[k] is operand k's element offset of the run's first element. Offsets are updated
 // incrementally (one add per step, one multiply-add per carry), never recomputed from a
 // coordinate. N must equal plan.operand_count so every operand gets an offset.
+// walk_runs is the same without that check, for the engine, whose plans are built with the
+// operand count it walks them with: nothing on the executing path throws.
 template <std::size_t N, class F>
-void for_each_run(const CopyPlan& plan, F&& f) {
+void walk_runs(const CopyPlan& plan, F&& f) {
   static_assert(N >= 1 && N <= kMaxCopyOperands);
-  if (plan.operand_count != N) {
-    fail(ErrorCode::InvalidOption, "for_each_run: the plan has ", plan.operand_count,
-         " operands but ", N, " offsets were asked for");
-  }
   if (plan.rank == 0) return;
   std::array<std::int64_t, N> offsets{};
   if (plan.rank <= 2) {
@@ -161,6 +160,15 @@ void for_each_run(const CopyPlan& plan, F&& f) {
   }
 }
 
+template <std::size_t N, class F>
+void for_each_run(const CopyPlan& plan, F&& f) {
+  if (plan.operand_count != N) {
+    fail(ErrorCode::InvalidOption, "for_each_run: the plan has ", plan.operand_count,
+         " operands but ", N, " offsets were asked for");
+  }
+  walk_runs<N>(plan, std::forward<F>(f));
+}
+
 // How far ahead a loop over data-dependent places (GATHER_ND1's slices) prefetches, in tuples.
 inline constexpr std::uint64_t kPrefetchTuples = 8;
 
@@ -185,6 +193,15 @@ template <> struct BitsOfSize<4> { using type = std::uint32_t; };
 template <> struct BitsOfSize<8> { using type = std::uint64_t; };
 template <class T>
 using BitsOf = typename BitsOfSize<sizeof(T)>::type;
+
+// `view` with its elements as the unsigned integer of their width. The fast paths run on these
+// (see visit_width), so each is compiled once per width (4), not per element type (11). Their
+// elements only ever move through memcpy or SSE2 loads and stores, never as values.
+template <class T>
+auto width_view(const TensorView<T>& view) noexcept {
+  using W = std::conditional_t<std::is_const_v<T>, const BitsOf<T>, BitsOf<T>>;
+  return TensorView<W>(reinterpret_cast<W*>(view.data()), view.layout());
+}
 
 template <class T>
 inline BitsOf<T> load_bits(const T* p) noexcept {
@@ -376,51 +393,64 @@ void copy_run(const T* src, std::int64_t src_stride, T* dst, std::int64_t dst_st
 }
 
 // Moves every run of a one- or two-dimensional two-operand plan whose runs are contiguous in both
-// operands and exactly Bytes long (ElementSize-byte elements). The size is a constant, so each run
-// compiles to one or two register moves with no size dispatch: the narrow blocks of a JOIN or
-// SPLIT along the last axis. Bytes, not T, parameterises it, so all types of one size share it.
-template <std::size_t Bytes, std::size_t ElementSize>
-void copy_fixed_runs(const CopyPlan& plan, const unsigned char* src, unsigned char* dst) noexcept {
-  constexpr auto kElement = static_cast<std::int64_t>(ElementSize);
+// operands and exactly Bytes long (`element_size`-byte elements). The size is a constant, so each
+// run compiles to one or two register moves with no size dispatch: the narrow blocks of a JOIN or
+// SPLIT along the last axis. Bytes, not the element type, parameterises it, so all widths share it.
+template <std::size_t Bytes>
+void copy_fixed_runs(const CopyPlan& plan, const unsigned char* src, unsigned char* dst,
+                     std::size_t element_size) noexcept {
+  const auto element = static_cast<std::int64_t>(element_size);
   const std::uint64_t runs = plan.rank == 2 ? plan.sizes[0] : 1;
-  const std::int64_t src_step = plan.rank == 2 ? plan.strides[0][0] * kElement : 0;
-  const std::int64_t dst_step = plan.rank == 2 ? plan.strides[1][0] * kElement : 0;
+  const std::int64_t src_step = plan.rank == 2 ? plan.strides[0][0] * element : 0;
+  const std::int64_t dst_step = plan.rank == 2 ? plan.strides[1][0] * element : 0;
   for (std::uint64_t i = 0; i < runs; ++i) {
     const auto ii = static_cast<std::int64_t>(i);
     std::memcpy(dst + ii * dst_step, src + ii * src_step, Bytes);
   }
 }
 
-// copy_fixed_runs<Bytes> when `bytes` is Bytes and a whole number of elements.
-template <std::size_t Bytes, std::size_t ElementSize>
-bool copy_fixed_runs_if(const CopyPlan& plan, const unsigned char* src, unsigned char* dst,
-                        std::size_t bytes) noexcept {
-  if constexpr (Bytes % ElementSize == 0) {
-    if (bytes == Bytes) {
-      copy_fixed_runs<Bytes, ElementSize>(plan, src, dst);
-      return true;
-    }
-  }
-  return false;
-}
-
 // copy_fixed_runs for the common short run lengths of 1- and 2-dimensional plans (what narrow
 // blocks merge to); false for other lengths and ranks, which take the general loops.
-template <std::size_t ElementSize>
-bool copy_fixed_runs_if_common(const CopyPlan& plan, const void* src, void* dst,
-                               std::size_t bytes) noexcept {
+inline bool copy_fixed_runs_if_common(const CopyPlan& plan, const unsigned char* src,
+                                      unsigned char* dst, std::size_t bytes,
+                                      std::size_t element_size) noexcept {
   if (plan.rank > 2) return false;
-  const auto* s = static_cast<const unsigned char*>(src);
-  auto* d = static_cast<unsigned char*>(dst);
-  return copy_fixed_runs_if<2, ElementSize>(plan, s, d, bytes) ||
-         copy_fixed_runs_if<4, ElementSize>(plan, s, d, bytes) ||
-         copy_fixed_runs_if<8, ElementSize>(plan, s, d, bytes) ||
-         copy_fixed_runs_if<12, ElementSize>(plan, s, d, bytes) ||
-         copy_fixed_runs_if<16, ElementSize>(plan, s, d, bytes) ||
-         copy_fixed_runs_if<24, ElementSize>(plan, s, d, bytes) ||
-         copy_fixed_runs_if<32, ElementSize>(plan, s, d, bytes) ||
-         copy_fixed_runs_if<48, ElementSize>(plan, s, d, bytes) ||
-         copy_fixed_runs_if<64, ElementSize>(plan, s, d, bytes);
+  switch (bytes) {
+    case 2: copy_fixed_runs<2>(plan, src, dst, element_size); return true;
+    case 4: copy_fixed_runs<4>(plan, src, dst, element_size); return true;
+    case 8: copy_fixed_runs<8>(plan, src, dst, element_size); return true;
+    case 12: copy_fixed_runs<12>(plan, src, dst, element_size); return true;
+    case 16: copy_fixed_runs<16>(plan, src, dst, element_size); return true;
+    case 24: copy_fixed_runs<24>(plan, src, dst, element_size); return true;
+    case 32: copy_fixed_runs<32>(plan, src, dst, element_size); return true;
+    case 48: copy_fixed_runs<48>(plan, src, dst, element_size); return true;
+    case 64: copy_fixed_runs<64>(plan, src, dst, element_size); return true;
+    default: return false;
+  }
+}
+
+// The part of copy_with_plan (below) where every run is contiguous in both operands: it moves
+// bytes, so it is compiled once for every element width. Runs of `run_bytes` bytes start at
+// element offsets of `element_size` bytes.
+inline void copy_contiguous_runs(const CopyPlan& plan, const unsigned char* src,
+                                 unsigned char* dst, std::size_t element_size, bool stream,
+                                 std::size_t memcpy_min_run_bytes) {
+  const std::size_t bytes = plan.inner_size() * element_size;
+  const auto element = static_cast<std::int64_t>(element_size);
+  if (stream && bytes >= kStreamMinRunBytes) {
+    walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
+      copy_bytes_streaming(dst + o[1] * element, src + o[0] * element, bytes);
+    });
+    stream_fence();
+  } else if (bytes >= memcpy_min_run_bytes) {
+    walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
+      std::memcpy(dst + o[1] * element, src + o[0] * element, bytes);
+    });
+  } else if (!copy_fixed_runs_if_common(plan, src, dst, bytes, element_size)) {
+    walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
+      copy_bytes_short(dst + o[1] * element, src + o[0] * element, bytes);
+    });
+  }
 }
 
 // Tile edge, in elements, of copy_transposed: one 64-byte cache line of either operand.
@@ -453,11 +483,11 @@ void copy_transposed(const CopyPlan& plan, const T* src, T* dst) noexcept {
   const std::uint64_t cols = plan.sizes[r - 1];
   const std::int64_t src_row = plan.strides[0][r - 2], src_col = plan.strides[0][r - 1];
   const std::int64_t dst_row = plan.strides[1][r - 2], dst_col = plan.strides[1][r - 1];
-  // The plan without its last dimension: for_each_run then visits each position of the
+  // The plan without its last dimension: walk_runs then visits each position of the
   // dimensions before the two transposed ones, with offsets at the start of dimension r - 2.
   CopyPlan outer = plan;
   outer.rank = r - 1;
-  for_each_run<2>(outer, [=](const std::array<std::int64_t, 2>& o) {
+  walk_runs<2>(outer, [=](const std::array<std::int64_t, 2>& o) {
     // Locals, not the closure's members: the stores may alias those as far as the compiler knows.
     const T* const s = src + o[0];
     T* const d = dst + o[1];
@@ -496,38 +526,26 @@ void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = fa
   const std::uint64_t n = plan.inner_size();
   const std::int64_t ss = plan.inner_stride(0);
   const std::int64_t ds = plan.inner_stride(1);
-  if (ss == 1 && ds == 1 && stream && n * sizeof(T) >= kStreamMinRunBytes) {
-    const std::size_t bytes = n * sizeof(T);
-    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
-      copy_bytes_streaming(static_cast<void*>(dst + o[1]), src + o[0], bytes);
-    });
-    stream_fence();
-  } else if (ss == 1 && ds == 1 && n * sizeof(T) >= memcpy_min_run_bytes) {
-    const std::size_t bytes = n * sizeof(T);
-    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
-      std::memcpy(static_cast<void*>(dst + o[1]), src + o[0], bytes);
-    });
-  } else if (ss == 1 && ds == 1) {
-    if (copy_fixed_runs_if_common<sizeof(T)>(plan, src, static_cast<void*>(dst), n * sizeof(T))) {
-      return;
-    }
-    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
-      copy_run_contiguous_short(src + o[0], dst + o[1], n);
-    });
+  if (ss == 1 && ds == 1) {
+    // Through bytes: the same function for every width. The pointers come from validated views,
+    // so they address whole elements of the tensors.
+    copy_contiguous_runs(plan, reinterpret_cast<const unsigned char*>(src),
+                         reinterpret_cast<unsigned char*>(dst), sizeof(T), stream,
+                         memcpy_min_run_bytes);
   } else if (ss == 0) {
-    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
+    walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       copy_run_broadcast(src + o[0], dst + o[1], ds, n);
     });
   } else if (ss == -1 && ds == 1) {
     // The run's source starts at its highest address; copy_run_reversed wants the lowest.
     const auto back = static_cast<std::int64_t>(n - 1);
-    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
+    walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       copy_run_reversed(src + (o[0] - back), dst + o[1], n);
     });
   } else if (is_transpose(plan)) {
     copy_transposed(plan, src, dst);
   } else {
-    for_each_run<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
+    walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       copy_run_strided(src + o[0], ss, dst + o[1], ds, n);
     });
   }
@@ -559,55 +577,62 @@ struct BlockCopy {
 inline constexpr std::uint64_t kSlabBytes = 16 * 1024;
 
 // Copies every block, with the result of copy_view on each in turn; the blocks must not overlap
-// one another's destinations. Dimensions [0, shared_dims) have the same size in every block.
+// one another's destinations. `for_each_block(f)` calls f(const BlockCopy<T>&) for each of the
+// `count` blocks, in order (blocks are produced on the fly, so nothing is allocated). Dimensions
+// [0, shared_dims) have the same size in every block.
 // Copied one after the other, blocks whose rows interleave in memory (a JOIN or SPLIT along an
 // inner axis) would each sweep the whole shared tensor: with narrow rows every cache line is
 // fetched once per block. So when one step of a shared dimension covers at most kSlabBytes of
 // all blocks together, the copy goes slab by slab (a range of that dimension, each block's part
 // of it in turn) and each line is fetched about once.
 // `slab_bytes` exists for the tests, which shrink it so small shapes take the slab path too.
-template <class T>
-void copy_blocks(std::span<const BlockCopy<T>> blocks, std::uint32_t shared_dims,
+template <class T, class ForEachBlock>
+void copy_blocks(const ForEachBlock& for_each_block, std::size_t count, std::uint32_t shared_dims,
                  std::uint64_t slab_bytes = kSlabBytes) {
   // Streaming is decided once, from all blocks together: each slab is small, the whole is not.
   std::uint64_t total_bytes = 0;
-  for (const BlockCopy<T>& b : blocks) total_bytes += b.dst.element_count() * sizeof(T);
+  Layout first;  // the first block's destination: dimensions [0, shared_dims) are everyone's
+  bool have_first = false;
+  for_each_block([&](const BlockCopy<T>& b) {
+    total_bytes += b.dst.element_count() * sizeof(T);
+    if (!have_first) first = b.dst.layout();
+    have_first = true;
+  });
   const bool stream = total_bytes >= kStreamMinBytes;
   const auto copy_all = [&] {
-    for (const BlockCopy<T>& b : blocks) copy_view(b.src, b.dst, stream);
+    for_each_block([&](const BlockCopy<T>& b) { copy_view(b.src, b.dst, stream); });
   };
-  if (blocks.size() < 2 || shared_dims == 0) return copy_all();
-  const TensorView<T>& first = blocks[0].dst;
-  const std::uint32_t rank = first.rank();
+  if (count < 2 || shared_dims == 0) return copy_all();
+  const std::uint32_t rank = first.rank;
   // The outermost shared dimension t one step of which, over all blocks, fits in a slab.
   std::uint32_t t = 0;
   std::uint64_t step_bytes = 0;
   for (; t < shared_dims; ++t) {
     step_bytes = 0;
-    for (const BlockCopy<T>& b : blocks) {
+    for_each_block([&](const BlockCopy<T>& b) {
       std::uint64_t below = sizeof(T);
       for (std::uint32_t d = t + 1; d < rank; ++d) below *= b.dst.size(d);
       step_bytes += below;
-    }
+    });
     if (step_bytes <= slab_bytes) break;
   }
   if (t == shared_dims || step_bytes == 0) return copy_all();  // blocks as wide as a slab
   const std::uint64_t rows = std::max<std::uint64_t>(1, slab_bytes / step_bytes);
   std::uint64_t prefix = 1;  // the coordinates of the dimensions outside t
-  for (std::uint32_t d = 0; d < t; ++d) prefix *= first.size(d);
-  if (prefix == 1 && rows >= first.size(t)) return copy_all();  // one slab: nothing to gain
+  for (std::uint32_t d = 0; d < t; ++d) prefix *= first.sizes[d];
+  if (prefix == 1 && rows >= first.sizes[t]) return copy_all();  // one slab: nothing to gain
 
   Coord c{};
   for (std::uint64_t p = 0; p < prefix; ++p) {
     std::uint64_t q = p;  // c[0, t) from p, row-major
     for (std::uint32_t d = t; d-- > 0;) {
-      c[d] = static_cast<std::uint32_t>(q % first.size(d));
-      q /= first.size(d);
+      c[d] = static_cast<std::uint32_t>(q % first.sizes[d]);
+      q /= first.sizes[d];
     }
-    for (std::uint64_t begin = 0; begin < first.size(t); begin += rows) {
-      const auto count =
-          static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, first.size(t) - begin));
-      for (const BlockCopy<T>& b : blocks) {
+    for (std::uint64_t begin = 0; begin < first.sizes[t]; begin += rows) {
+      const auto rows_here =
+          static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, first.sizes[t] - begin));
+      for_each_block([&](const BlockCopy<T>& b) {
         Layout src = b.src.layout();
         Layout dst = b.dst.layout();
         std::int64_t src_offset = 0;
@@ -619,10 +644,10 @@ void copy_blocks(std::span<const BlockCopy<T>> blocks, std::uint32_t shared_dims
         }
         src_offset += static_cast<std::int64_t>(begin) * src.strides[t];
         dst_offset += static_cast<std::int64_t>(begin) * dst.strides[t];
-        src.sizes[t] = dst.sizes[t] = count;
+        src.sizes[t] = dst.sizes[t] = rows_here;
         copy_view(TensorView<const T>(b.src.data() + src_offset, src),
                   TensorView<T>(b.dst.data() + dst_offset, dst), stream);
-      }
+      });
     }
   }
 }
@@ -652,7 +677,7 @@ template <class T>
   requires(!std::is_const_v<T>)
 void strided_copy(std::type_identity_t<TensorView<const T>> src, TensorView<T> dst) {
   detail::check_copy_sizes("strided_copy", src, dst);
-  detail::copy_view<T>(src, dst);
+  detail::copy_view<detail::BitsOf<T>>(detail::width_view(src), detail::width_view(dst));
 }
 
 // The golden definition strided_copy is tested against: the plain coordinate loop, one element at

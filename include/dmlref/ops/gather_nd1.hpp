@@ -9,6 +9,7 @@
 // right-aligned: their meaningful dimensions are the last ones, and the leading ones are 1.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "dmlref/data_type.hpp"
+#include "dmlref/engine.hpp"
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/indices.hpp"
@@ -221,18 +223,17 @@ void check_gather_nd1_indices_by_coordinate(TensorView<const I> indices, const L
 // output dimension `lead` + i). Planned with the strided-copy core, so walking it costs one add
 // per tuple and operand.
 // `output` may be null (a pass that writes nothing): its operand's strides are then 0.
-template <IndexElement I>
-CopyPlan gather_nd1_tuple_plan(const TensorView<const I>& indices, const Layout& input,
-                               const Layout* output, std::uint32_t r, std::uint32_t q,
-                               std::uint32_t b, std::uint32_t lead) {
-  const std::uint32_t rank = indices.rank();
+inline CopyPlan gather_nd1_tuple_plan(const Layout& indices, const Layout& input,
+                                      const Layout* output, std::uint32_t r, std::uint32_t q,
+                                      std::uint32_t b, std::uint32_t lead) {
+  const std::uint32_t rank = indices.rank;
   std::array<std::array<std::int64_t, kMaxRank>, 3> strides{};
-  for (std::uint32_t d = 0; d + 1 < rank; ++d) strides[0][d] = indices.stride(d);
+  for (std::uint32_t d = 0; d + 1 < rank; ++d) strides[0][d] = indices.strides[d];
   for (std::uint32_t j = 0; j < b; ++j) strides[1][rank - q + j] = input.strides[rank - r + j];
   for (std::uint32_t i = 0; output != nullptr && i + 1 < q; ++i) {
     strides[2][rank - q + i] = output->strides[lead + i];
   }
-  return make_copy_plan(indices.layout().size_span().first(rank - 1), strides);
+  return make_copy_plan(indices.size_span().first(rank - 1), strides);
 }
 
 // G10, a pass of its own that reads every index once and writes nothing: under IndexPolicy::Error
@@ -246,7 +247,7 @@ void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, 
   const std::uint32_t rank = indices.rank();
   const std::uint32_t m = indices.size(rank - 1);
   const std::uint32_t first = rank - r + b;
-  const CopyPlan grid = gather_nd1_tuple_plan(indices, input, nullptr, r, q, b, 0);
+  const CopyPlan grid = gather_nd1_tuple_plan(indices.layout(), input, nullptr, r, q, b, 0);
   const I* const ix = indices.data();
   const std::uint64_t n = grid.inner_size();
   const std::int64_t tuple_step = grid.inner_stride(0);
@@ -293,129 +294,109 @@ void gather_nd1_reference(TensorView<const T> input, TensorView<const I> indices
   });
 }
 
+// What a tuple's coordinates address: the input dimension and stride of each (tuple position j
+// indexes input dimension R - r + b + j), and how an index becomes a coordinate (G10).
+struct GatherNd1Tuples {
+  const void* indices = nullptr;
+  std::array<std::uint64_t, kMaxRank> dim_size{};
+  std::array<std::int64_t, kMaxRank> dim_stride{};
+  std::uint32_t coords = 0;     // m
+  std::int64_t coord_step = 0;  // between a tuple's coordinates in IndicesTensor
+  bool clamp = false;
+};
+
+// The fast path's plan: the tuple grid's rows (each tuple's slice, the k trailing dimensions)
+// gathered by the engine, with the tuples' offsets read by gather_nd1_offsets.
+struct GatherNd1Plan {
+  RowGather rows;
+  GatherNd1Tuples tuples;
+};
+
+inline GatherNd1Plan plan_gather_nd1(const Layout& input, const Layout& indices,
+                                     const Layout& output, std::size_t element_bytes,
+                                     std::uint32_t r, std::uint32_t q, std::uint32_t b,
+                                     IndexPolicy policy) {
+  const std::uint32_t rank = output.rank;
+  const std::uint32_t m = indices.sizes[rank - 1];
+  const std::uint32_t k = r - b - m;
+  const std::uint32_t lead = rank - ((q - 1) + k);  // output dimension lead + i is tuple dim i
+  std::array<std::array<std::int64_t, kMaxRank>, 2> slice_strides{};
+  for (std::uint32_t s = 0; s < k; ++s) {
+    slice_strides[0][s] = input.strides[rank - k + s];
+    slice_strides[1][s] = output.strides[rank - k + s];
+  }
+  GatherNd1Plan plan;
+  plan.rows = plan_row_gather(
+      gather_nd1_tuple_plan(indices, input, &output, r, q, b, lead),
+      make_copy_plan(input.size_span().subspan(rank - k, k), slice_strides), element_bytes,
+      output.element_count() * element_bytes);
+  for (std::uint32_t j = 0; j < m; ++j) {
+    plan.tuples.dim_size[j] = input.sizes[rank - r + b + j];
+    plan.tuples.dim_stride[j] = input.strides[rank - r + b + j];
+  }
+  plan.tuples.coords = m;
+  plan.tuples.coord_step = indices.strides[rank - 1];
+  plan.tuples.clamp = policy == IndexPolicy::Clamp;
+  return plan;
+}
+
+// The engine's RowOffsetsFn: the input offsets of `count` tuples. Under IndexPolicy::Error the
+// G10 pass proved wrap_index in range. The one place the fast path reads an index.
+template <IndexElement I>
+void gather_nd1_offsets(const void* context, std::int64_t first, std::int64_t step,
+                        std::int64_t base, std::int64_t base_step, std::uint64_t count,
+                        std::int64_t* offsets) {
+  const GatherNd1Tuples& t = *static_cast<const GatherNd1Tuples*>(context);
+  const I* const t0 = static_cast<const I*>(t.indices) + first;
+  if (t.coords == 1 && !t.clamp) {  // the common shape: a loop with no inner loop
+    const std::uint64_t size = t.dim_size[0];
+    const std::int64_t stride = t.dim_stride[0];
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      offsets[i] = base + ii * base_step +
+                   static_cast<std::int64_t>(wrap_index(t0[ii * step], size)) * stride;
+    }
+    return;
+  }
+  const std::array<std::uint64_t, kMaxRank> sizes = t.dim_size;
+  const std::array<std::int64_t, kMaxRank> strides = t.dim_stride;
+  const std::uint32_t coords = t.coords;
+  const std::int64_t cstep = t.coord_step;
+  const bool clamped = t.clamp;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto ii = static_cast<std::int64_t>(i);
+    const I* const tuple = t0 + ii * step;
+    std::int64_t offset = base + ii * base_step;
+    for (std::uint32_t j = 0; j < coords; ++j) {
+      const I value = tuple[static_cast<std::int64_t>(j) * cstep];
+      const std::uint64_t c = clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
+      offset += static_cast<std::int64_t>(c) * strides[j];
+    }
+    offsets[i] = offset;
+  }
+}
+
+// The plan executed by element width, with offsets read by `offsets_of` (gather_nd1_offsets of
+// the index type).
+template <class W>
+void gather_nd1_by_width(const TensorView<const W>& input, const Layout& indices,
+                         const void* indices_data, const TensorView<W>& output, std::uint32_t r,
+                         std::uint32_t q, std::uint32_t b, IndexPolicy policy,
+                         RowOffsetsFn offsets_of) {
+  GatherNd1Plan plan =
+      plan_gather_nd1(input.layout(), indices, output.layout(), sizeof(W), r, q, b, policy);
+  plan.tuples.indices = indices_data;
+  gather_rows(plan.rows, input.data(), output.data(), offsets_of, &plan.tuples);
+}
+
 // The fast path, over views that passed validation except G10: the G10 pass (reads the indices,
-// writes nothing), then one walk over the tuples that turns each tuple into its input offset and
-// copies its slice there with the strided-copy core, the slice (the k trailing dimensions)
-// planned once for all tuples. Tuples whose slice is one element (k = 0, or trailing sizes of 1)
-// move that element directly; with one index per tuple too (the element-wise gather) the walk is
-// the bare indexed loop plus the negative-index rule. Every run copies what it uses into locals:
-// store_bits's and memcpy's stores may alias anything, so values read through a closure would be
-// reloaded after every element.
+// writes nothing), then the plan.
 template <class T, IndexElement I>
 void gather_nd1_fast(TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
                      std::uint32_t r, std::uint32_t q, std::uint32_t b, IndexPolicy policy) {
   check_gather_nd1_indices(indices, input.layout(), r, q, b, policy);
-  const std::uint32_t rank = output.rank();
-  const std::uint32_t m = indices.size(rank - 1);
-  const std::uint32_t k = r - b - m;
-  const std::uint32_t lead = rank - ((q - 1) + k);  // output dimension lead + i is tuple dim i
-  const CopyPlan grid = gather_nd1_tuple_plan(indices, input.layout(), &output.layout(), r, q, b,
-                                              lead);
-  std::array<std::array<std::int64_t, kMaxRank>, 2> slice_strides{};
-  for (std::uint32_t s = 0; s < k; ++s) {
-    slice_strides[0][s] = input.stride(rank - k + s);
-    slice_strides[1][s] = output.stride(rank - k + s);
-  }
-  const CopyPlan slice =
-      make_copy_plan(input.layout().size_span().subspan(rank - k, k), slice_strides);
-  // Tuple position j indexes input dimension rank - r + b + j.
-  std::array<std::uint64_t, kMaxRank> dim_size{};
-  std::array<std::int64_t, kMaxRank> dim_stride{};
-  for (std::uint32_t j = 0; j < m; ++j) {
-    dim_size[j] = input.size(rank - r + b + j);
-    dim_stride[j] = input.stride(rank - r + b + j);
-  }
-  const T* const in = input.data();
-  T* const out = output.data();
-  const I* const ix = indices.data();
-  const std::uint64_t n = grid.inner_size();
-  const std::int64_t ts = grid.inner_stride(0);
-  const std::int64_t bs = grid.inner_stride(1);
-  const std::int64_t os = grid.inner_stride(2);
-  const std::int64_t cs = indices.stride(rank - 1);
-  const bool clamp = policy == IndexPolicy::Clamp;
-  const bool one_element = slice.rank == 1 && slice.sizes[0] == 1;
-
-  if (one_element && m == 1 && !clamp) {
-    for_each_run<3>(grid, [=](const std::array<std::int64_t, 3>& o) {
-      const I* const t0 = ix + o[0];
-      const T* const src = in + o[1];
-      T* const dst = out + o[2];
-      const std::uint64_t count = n, size = dim_size[0];
-      const std::int64_t tstep = ts, bstep = bs, ostep = os, stride = dim_stride[0];
-      for (std::uint64_t i = 0; i < count; ++i) {
-        const auto ii = static_cast<std::int64_t>(i);
-        const auto at = static_cast<std::int64_t>(wrap_index(t0[ii * tstep], size));
-        store_bits(dst + ii * ostep, load_bits(src + (ii * bstep + at * stride)));
-      }
-    });
-    return;
-  }
-  // Every other shape: each tuple's offset, then its slice moved one of four ways, chosen once:
-  // one element; one run through copy_run (memcpy, short copy or strided loop by its length);
-  // one contiguous run streamed, when the output is far larger than the caches (as a copy that
-  // size would be); or the slice's plan. The choice is a loop-invariant switch (a predicted
-  // branch) rather than four instantiations of the walk, which kept compile times in check.
-  // Contiguous slices sit at data-dependent places no hardware prefetcher predicts, so up to
-  // 4 KiB of the slice kPrefetchTuples ahead is prefetched.
-  enum class Move : std::uint8_t { Element, Run, Stream, Plan };
-  const std::uint64_t length = slice.sizes[0];
-  const std::int64_t ss = slice.strides[0][0];
-  const std::int64_t ds = slice.strides[1][0];
-  const std::uint64_t bytes = length * sizeof(T);
-  Move how = Move::Plan;
-  if (one_element) {
-    how = Move::Element;
-  } else if (slice.rank == 1) {
-    const bool stream = ss == 1 && ds == 1 && bytes >= kStreamMinRunBytes &&
-                        output.element_count() * sizeof(T) >= kStreamMinBytes;
-    how = stream ? Move::Stream : Move::Run;
-  }
-  const std::uint64_t fetch =
-      (how == Move::Run || how == Move::Stream) && ss == 1 ? std::min<std::uint64_t>(bytes, 4096)
-                                                           : 0;
-  const CopyPlan* const slice_plan = &slice;
-  for_each_run<3>(grid, [=](const std::array<std::int64_t, 3>& o) {
-    const I* const t0 = ix + o[0];
-    T* const d0 = out + o[2];
-    const std::int64_t base = o[1];
-    const std::uint64_t count = n, fetch_bytes = fetch, run = length, run_bytes = bytes;
-    const std::uint32_t coords = m;
-    const std::int64_t tstep = ts, bstep = bs, ostep = os, cstep = cs, src_step = ss,
-                       dst_step = ds;
-    const std::array<std::uint64_t, kMaxRank> sizes = dim_size;
-    const std::array<std::int64_t, kMaxRank> steps = dim_stride;
-    const bool clamped = clamp;
-    const Move move = how;
-    const auto offset_of = [&](std::int64_t ii) {
-      const I* const tuple = t0 + ii * tstep;
-      std::int64_t offset = base + ii * bstep;
-      for (std::uint32_t j = 0; j < coords; ++j) {
-        const I value = tuple[static_cast<std::int64_t>(j) * cstep];
-        // Under IndexPolicy::Error the G10 pass proved wrap_index in range.
-        const std::uint64_t c =
-            clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
-        offset += static_cast<std::int64_t>(c) * steps[j];
-      }
-      return offset;
-    };
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const auto ii = static_cast<std::int64_t>(i);
-      if (fetch_bytes != 0 && i + kPrefetchTuples < count) {
-        prefetch_bytes(in + offset_of(ii + static_cast<std::int64_t>(kPrefetchTuples)),
-                       fetch_bytes);
-      }
-      const T* const src = in + offset_of(ii);
-      T* const dst = d0 + ii * ostep;
-      switch (move) {
-        case Move::Element: store_bits(dst, load_bits(src)); break;
-        case Move::Run: copy_run(src, src_step, dst, dst_step, run); break;
-        case Move::Stream: copy_bytes_streaming(static_cast<void*>(dst), src, run_bytes); break;
-        case Move::Plan: copy_with_plan(*slice_plan, src, dst); break;
-      }
-    }
-  });
-  if (how == Move::Stream) stream_fence();
+  gather_nd1_by_width<BitsOf<T>>(width_view(input), indices.layout(), indices.data(),
+                                 width_view(output), r, q, b, policy, &gather_nd1_offsets<I>);
 }
 
 // Everything the runtime layer knows after validating the descriptions.
@@ -607,8 +588,9 @@ void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorVi
   detail::validate_gather_nd1_views(input, indices, output, input_dimension_count,
                                     indices_dimension_count, batch_dimension_count, options,
                                     false);
-  detail::gather_nd1_fast(input, indices, output, input_dimension_count, indices_dimension_count,
-                          batch_dimension_count, options.index_policy);
+  detail::gather_nd1_fast(detail::width_view(input), indices, detail::width_view(output),
+                          input_dimension_count, indices_dimension_count, batch_dimension_count,
+                          options.index_policy);
 }
 
 // ---- runtime layer ------------------------------------------------------------------------------
@@ -630,21 +612,33 @@ inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDes
 }
 
 // GATHER_ND1 as DirectML describes it: validates (G10 in the fast path's index pass), then
-// dispatches on the data types to the typed fast path. A rejected call writes nothing.
-inline void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
-                       Buffer output, const GatherNd1Options& options = {}) {
+// dispatches on the element width and the index type to the fast path. A rejected call writes
+// nothing. A template only so that the engine compiles in the translation unit that calls it
+// (once per width and index type), not in every one that includes dmlref.hpp.
+template <class Deferred = void>
+void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
+                Buffer output, const GatherNd1Options& options = {}) {
   const detail::GatherNd1Validated v =
       detail::validate_gather_nd1_bound(desc, input, indices, output, options, false);
-  visit(v.input.data_type, [&](auto data_type) {
-    using T = typename decltype(data_type)::type;
-    visit_index(v.indices.data_type, ErrorCode::G3, [&](auto index_type) {
-      using I = typename decltype(index_type)::type;
-      detail::gather_nd1_fast<T, I>(
-          view_of<const T>(v.input, static_cast<const T*>(input.data)),
-          view_of<const I>(v.indices, static_cast<const I*>(indices.data)),
-          view_of<T>(v.output, static_cast<T*>(output.data)), desc.InputDimensionCount,
-          desc.IndicesDimensionCount, desc.BatchDimensionCount, options.index_policy);
-    });
+  const std::uint32_t r = desc.InputDimensionCount, q = desc.IndicesDimensionCount,
+                      b = desc.BatchDimensionCount;
+  // The index type and the element width are dispatched one after the other (4 + 4 paths, not
+  // 4 x 4): G10 and the offsets reader by index type, the moves by width.
+  const detail::RowOffsetsFn offsets_of =
+      visit_index(v.indices.data_type, ErrorCode::G3, [&](auto index_type) {
+        using I = typename decltype(index_type)::type;
+        const TensorView<const I> index_view =
+            view_of<const I>(v.indices, static_cast<const I*>(indices.data));
+        detail::check_gather_nd1_indices(index_view, v.input.layout, r, q, b,
+                                         options.index_policy);
+        return &detail::gather_nd1_offsets<I>;
+      });
+  visit_width(v.input.data_type, [&](auto width) {
+    using W = typename decltype(width)::type;
+    detail::gather_nd1_by_width<W>(view_of<const W>(v.input, static_cast<const W*>(input.data)),
+                                   v.indices.layout, indices.data,
+                                   view_of<W>(v.output, static_cast<W*>(output.data)), r, q, b,
+                                   options.index_policy, offsets_of);
   });
 }
 

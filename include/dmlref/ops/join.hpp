@@ -288,46 +288,23 @@ inline BoundJoin bind_join(const JoinOperatorDesc& desc, std::span<const ConstBu
   return bound;
 }
 
-inline void run_join_reference(const BoundJoin& bound) {
-  visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
-    std::vector<TensorView<const T>> inputs;
-    inputs.reserve(bound.tensors.size() - 1);
-    for (std::size_t i = 0; i + 1 < bound.tensors.size(); ++i) {
-      inputs.push_back(view_of<const T>(bound.tensors[i]));
-    }
-    join_reference<T>(inputs, view_of<T>(bound.tensors.back()), bound.layouts.axis);
-  });
-}
-
-// The fast path: each input is one strided copy into its block of the output, the sub-view that
-// starts base_i elements along Axis (the output's pointer plus base_i * Strides[Axis]) and has the
-// input's Sizes. The shared core copies the blocks (slab by slab when their rows interleave),
-// merging whatever is contiguous. Same preconditions as join_reference.
+// The fast path: each input copied into its block of the output, the sub-view that starts base_i
+// elements along Axis and has the input's Sizes (PiecesAlongAxis, engine.hpp), by width. Same
+// preconditions as join_reference.
 template <class T>
 void join_fast(std::span<const TensorView<const T>> inputs, const TensorView<T>& output,
                std::uint32_t axis, std::uint64_t slab_bytes = kSlabBytes) {
-  const std::int64_t axis_stride = output.stride(axis);
-  std::vector<BlockCopy<T>> blocks;
-  blocks.reserve(inputs.size());
-  std::int64_t base = 0;
-  for (const TensorView<const T>& input : inputs) {
-    Layout place = output.layout();
-    place.sizes[axis] = input.size(axis);
-    blocks.push_back({input, TensorView<T>(output.data() + base * axis_stride, place)});
-    base += input.size(axis);
-  }
-  copy_blocks<T>(blocks, axis, slab_bytes);
+  copy_pieces<BitsOf<T>>({output.data(), &output.layout(), axis, true, inputs.size(), &inputs,
+                          &piece_of_views<TensorView<const T>>},
+                         slab_bytes);
 }
 
-inline void run_join_fast(const BoundJoin& bound) {
-  visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
-    std::vector<TensorView<const T>> inputs;
-    inputs.reserve(bound.tensors.size() - 1);
-    for (std::size_t i = 0; i + 1 < bound.tensors.size(); ++i) {
-      inputs.push_back(view_of<const T>(bound.tensors[i]));
-    }
-    join_fast<T>(inputs, view_of<T>(bound.tensors.back()), bound.layouts.axis);
-  });
+// The same for bound tensors: InputTensors, then OutputTensor.
+inline PiecesAlongAxis join_pieces(const BoundJoin& bound,
+                                   const std::span<const BoundTensor>& inputs) {
+  const BoundTensor& output = bound.tensors.back();
+  return {output.data, &output.tensor.layout, bound.layouts.axis, true, inputs.size(), &inputs,
+          &piece_of_bound};
 }
 
 }  // namespace detail
@@ -363,9 +340,20 @@ void join(std::span<const TensorView<const std::type_identity_t<T>>> inputs, Ten
   detail::join_reference<T>(inputs, output, axis);
 }
 
-inline void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buffer output,
-                 const JoinOptions& options = {}) {
-  detail::run_join_reference(detail::bind_join(desc, inputs, output, options));
+// A template only so that its body compiles in the translation unit that calls it, not in every
+// one that includes dmlref.hpp; callers never name the parameter.
+template <class Deferred = void>
+void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buffer output,
+          const JoinOptions& options = {}) {
+  const detail::BoundJoin bound = detail::bind_join(desc, inputs, output, options);
+  visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
+    std::vector<TensorView<const T>> input_views;
+    input_views.reserve(bound.tensors.size() - 1);
+    for (std::size_t i = 0; i + 1 < bound.tensors.size(); ++i) {
+      input_views.push_back(view_of<const T>(bound.tensors[i]));
+    }
+    detail::join_reference<T>(input_views, view_of<T>(bound.tensors.back()), bound.layouts.axis);
+  });
 }
 
 }  // namespace reference
@@ -398,12 +386,20 @@ void join(const std::vector<TensorView<T>>& inputs, TensorView<T> output, std::u
   join<T>(std::span<const TensorView<const T>>(views), output, axis, options);
 }
 
-inline void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buffer output,
-                 const JoinOptions& options = {}) {
-  detail::run_join_fast(detail::bind_join(desc, inputs, output, options));
+// The runtime entry point: a template only so that the engine compiles in the translation unit
+// that calls it (once per element width), not in every one that includes dmlref.hpp.
+template <class Deferred = void>
+void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buffer output,
+          const JoinOptions& options = {}) {
+  const detail::BoundJoin bound = detail::bind_join(desc, inputs, output, options);
+  const std::span<const BoundTensor> pieces(bound.tensors.data(), bound.tensors.size() - 1);
+  visit_width(bound.layouts.data_type, [&]<class W>(std::type_identity<W>) {
+    detail::copy_pieces<W>(detail::join_pieces(bound, pieces));
+  });
 }
-inline void join(const JoinOperatorDesc& desc, std::initializer_list<ConstBuffer> inputs,
-                 Buffer output, const JoinOptions& options = {}) {
+template <class Deferred = void>
+void join(const JoinOperatorDesc& desc, std::initializer_list<ConstBuffer> inputs, Buffer output,
+          const JoinOptions& options = {}) {
   join(desc, std::span(inputs.begin(), inputs.size()), output, options);
 }
 

@@ -1,6 +1,8 @@
-// dmlref: the rules JOIN and SPLIT share. Both relate one whole tensor to pieces of it along Axis
+// dmlref: what JOIN and SPLIT share. Both relate one whole tensor to pieces of it along Axis
 // (JOIN: the inputs and the output; SPLIT: the outputs and the input), with the same five rules
-// in the same order (J2-J6, S2-S6), worded from each operator's side.
+// in the same order (J2-J6, S2-S6), worded from each operator's side, and the same movement,
+// described once as the engine's PiecesAlongAxis (engine.hpp): piece i and the whole's block at
+// base_i along Axis, copied one way (JOIN) or the other (SPLIT).
 #pragma once
 
 #include <array>
@@ -14,6 +16,7 @@
 #include "dmlref/data_type.hpp"
 #include "dmlref/error.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/engine.hpp"
 
 namespace dmlref::detail {
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "dmlref/data_type.hpp"
+#include "dmlref/engine.hpp"
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/layout.hpp"
@@ -155,85 +156,40 @@ void reverse_subsequences_reference(TensorView<const T> input,
   });
 }
 
-// The fast path, from the shared core: one plan over every dimension but Axis (its size set to 1,
-// which the plan drops) for the three operands input, lengths and output. Each point of that plan
-// is one subsequence: read its length L, clamp it, copy the first L elements reversed and the
-// rest unchanged (or, when subsequences lie side by side, all of them one Axis position at a
-// time). Same preconditions as the golden loop above.
+// The fast path's plan: one run per subsequence, found by a plan over every dimension but Axis
+// (its size set to 1, which the plan drops) for the three operands input, lengths and output.
+inline ReversedRuns plan_reverse_subsequences(const Layout& input, const Layout& lengths,
+                                              const Layout& output, std::uint32_t axis) {
+  std::array<std::uint32_t, kMaxRank> sizes = input.sizes;
+  sizes[axis] = 1;
+  const std::array<std::array<std::int64_t, kMaxRank>, 3> strides{input.strides, lengths.strides,
+                                                                 output.strides};
+  return {make_copy_plan(std::span<const std::uint32_t>(sizes.data(), input.rank), strides),
+          input.sizes[axis], input.strides[axis], output.strides[axis]};
+}
+
+// The engine's RunLengthsFn: `count` sequence lengths, each clamped to the axis size (a longer
+// one "behaves as if clamped to the maximum"). The one place the fast path reads a length.
+template <SequenceLengthElement L>
+void reverse_subsequences_lengths(const void* lengths, std::int64_t first, std::int64_t step,
+                                  std::uint64_t count, std::uint64_t axis_size,
+                                  std::uint64_t* out) {
+  const L* const at = static_cast<const L*>(lengths) + first;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    out[i] = std::min(static_cast<std::uint64_t>(at[static_cast<std::int64_t>(i) * step]),
+                      axis_size);
+  }
+}
+
+// The fast path: the plan, executed by element width with lengths read by length type. Same
+// preconditions as the golden loop above.
 template <class T, SequenceLengthElement L>
 void reverse_subsequences_fast(TensorView<const T> input, TensorView<const L> sequence_lengths,
                                TensorView<T> output, std::uint32_t axis) {
-  const std::uint64_t n = input.size(axis);
-  const std::int64_t in_step = input.stride(axis);
-  const std::int64_t out_step = output.stride(axis);
-  std::array<std::uint32_t, kMaxRank> sizes = input.layout().sizes;
-  sizes[axis] = 1;
-  const std::array<std::array<std::int64_t, kMaxRank>, 3> strides{
-      input.layout().strides, sequence_lengths.layout().strides, output.layout().strides};
-  const CopyPlan plan =
-      make_copy_plan(std::span<const std::uint32_t>(sizes.data(), input.rank()), strides);
-  const std::uint64_t inner = plan.inner_size();
-  const std::int64_t in_inner = plan.inner_stride(0);
-  const std::int64_t len_inner = plan.inner_stride(1);
-  const std::int64_t out_inner = plan.inner_stride(2);
-  const T* in = input.data();
-  const L* lengths = sequence_lengths.data();
-  T* out = output.data();
-  const bool unit = in_step == 1 && out_step == 1;
-  if (!unit && inner > 1) {
-    // Subsequences side by side (Axis not the innermost dimension): walking one subsequence at a
-    // time would touch a new cache line per element. Walk Axis outermost instead, so each step
-    // reads and writes a row of neighbouring elements, the source row chosen per subsequence.
-    for_each_run<3>(plan, [=](const std::array<std::int64_t, 3>& o) {
-      const T* const src = in + o[0];
-      const L* const len = lengths + o[1];
-      T* const dst = out + o[2];
-      const std::uint64_t count = inner, axis_size = n;
-      const std::int64_t is = in_inner, ls = len_inner, os = out_inner, ia = in_step,
-                         oa = out_step;
-      // Columns of subsequences in groups whose whole extent along Axis fits in the L1 cache
-      // (kSlabBytes), so each source row a group reads from stays cached until all are done.
-      const std::uint64_t group =
-          std::max<std::uint64_t>(16, kSlabBytes / (axis_size * sizeof(T)));
-      for (std::uint64_t j0 = 0; j0 < count; j0 += group) {
-        const std::uint64_t j1 = std::min(count, j0 + group);
-        for (std::uint64_t a = 0; a < axis_size; ++a) {
-          const auto at = static_cast<std::int64_t>(a);
-          for (std::uint64_t j = j0; j < j1; ++j) {
-            const auto jj = static_cast<std::int64_t>(j);
-            const std::uint64_t length =
-                std::min(static_cast<std::uint64_t>(len[jj * ls]), axis_size);
-            const auto from = static_cast<std::int64_t>(a < length ? length - 1 - a : a);
-            store_bits(dst + (at * oa + jj * os), load_bits(src + (from * ia + jj * is)));
-          }
-        }
-      }
-    });
-    return;
-  }
-  for_each_run<3>(plan, [&](const std::array<std::int64_t, 3>& o) {
-    for (std::uint64_t j = 0; j < inner; ++j) {
-      const auto i = static_cast<std::int64_t>(j);
-      const T* src = in + (o[0] + i * in_inner);
-      T* dst = out + (o[2] + i * out_inner);
-      // A length above the axis size clamps ("behaves as if clamped to the maximum").
-      const std::uint64_t length =
-          std::min(static_cast<std::uint64_t>(lengths[o[1] + i * len_inner]), n);
-      if (length > 0) {
-        if (unit) {
-          copy_run_reversed(src, dst, length);
-        } else {
-          // Walk the source backwards from its last reversed element.
-          copy_run(src + static_cast<std::int64_t>(length - 1) * in_step, -in_step, dst, out_step,
-                   length);
-        }
-      }
-      if (length < n) {
-        const auto l = static_cast<std::int64_t>(length);
-        copy_run(src + l * in_step, in_step, dst + l * out_step, out_step, n - length);
-      }
-    }
-  });
+  reverse_runs<BitsOf<T>>(
+      plan_reverse_subsequences(input.layout(), sequence_lengths.layout(), output.layout(), axis),
+      width_view(input).data(), sequence_lengths.data(), width_view(output).data(),
+      &reverse_subsequences_lengths<L>);
 }
 
 }  // namespace detail
@@ -290,7 +246,8 @@ void reverse_subsequences(TensorView<const std::type_identity_t<T>> input,
                           TensorView<const L> sequence_lengths, TensorView<T> output,
                           std::uint32_t axis, const ReverseSubsequencesOptions& options = {}) {
   validate_reverse_subsequences(input, sequence_lengths, output, axis, options);
-  detail::reverse_subsequences_fast(input, sequence_lengths, output, axis);
+  detail::reverse_subsequences_fast(detail::width_view(input), sequence_lengths,
+                                    detail::width_view(output), axis);
 }
 
 // ---- runtime layer -----------------------------------------------------------------------------
@@ -353,8 +310,8 @@ inline std::vector<std::uint32_t> validate_reverse_subsequences(
 
 namespace detail {
 
-// Dispatches validated bindings on the data type and the lengths type to `run` (the golden loop or
-// the fast path), called as run(input, lengths, output) with typed views.
+// Dispatches validated bindings on the data type and the lengths type to `run` (the golden loop),
+// called as run(input, lengths, output) with typed views.
 template <class Run>
 void dispatch_reverse_subsequences(const std::array<BoundTensor, 3>& bound, std::uint32_t axis,
                                    Run&& run) {
@@ -378,10 +335,12 @@ void dispatch_reverse_subsequences(const std::array<BoundTensor, 3>& bound, std:
 
 namespace reference {
 
-// Validates, then runs the typed golden loop.
-inline void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
-                                 ConstBuffer sequence_lengths, Buffer output,
-                                 const ReverseSubsequencesOptions& options = {}) {
+// Validates, then runs the typed golden loop. A template only so that its body compiles in the
+// translation unit that calls it, not in every one that includes dmlref.hpp.
+template <class Deferred = void>
+void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
+                          ConstBuffer sequence_lengths, Buffer output,
+                          const ReverseSubsequencesOptions& options = {}) {
   detail::dispatch_reverse_subsequences(
       detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options), desc.Axis,
       [](auto in, auto lengths, auto out, std::uint32_t axis) {
@@ -391,15 +350,28 @@ inline void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, Co
 
 }  // namespace reference
 
-// Validates, then dispatches on the data type and the lengths type to the typed fast path.
-inline void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
-                                 ConstBuffer sequence_lengths, Buffer output,
-                                 const ReverseSubsequencesOptions& options = {}) {
-  detail::dispatch_reverse_subsequences(
-      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options), desc.Axis,
-      [](auto in, auto lengths, auto out, std::uint32_t axis) {
-        detail::reverse_subsequences_fast(in, lengths, out, axis);
-      });
+// Validates, then dispatches on the element width and the lengths type to the fast path. A
+// template only so that the engine compiles in the translation unit that calls it (once per
+// width), not in every one that includes dmlref.hpp.
+template <class Deferred = void>
+void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
+                          ConstBuffer sequence_lengths, Buffer output,
+                          const ReverseSubsequencesOptions& options = {}) {
+  const auto bound =
+      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options);
+  // R4 admits UINT32 and UINT64 only; the length type and the element width are dispatched one
+  // after the other (2 + 4 paths, not 2 x 4).
+  const detail::RunLengthsFn lengths_of =
+      bound[1].tensor.data_type == DataType::UInt64
+          ? &detail::reverse_subsequences_lengths<std::uint64_t>
+          : &detail::reverse_subsequences_lengths<std::uint32_t>;
+  const detail::ReversedRuns plan = detail::plan_reverse_subsequences(
+      bound[0].tensor.layout, bound[1].tensor.layout, bound[2].tensor.layout, desc.Axis);
+  visit_width(bound[0].tensor.data_type, [&](auto width) {
+    using W = typename decltype(width)::type;
+    detail::reverse_runs(plan, static_cast<const W*>(bound[0].data), bound[1].data,
+                         static_cast<W*>(const_cast<void*>(bound[2].data)), lengths_of);
+  });
 }
 
 }  // namespace dmlref

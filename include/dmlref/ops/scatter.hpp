@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -18,6 +19,7 @@
 
 #include "dmlref/compare.hpp"
 #include "dmlref/data_type.hpp"
+#include "dmlref/engine.hpp"
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/float16.hpp"
@@ -113,7 +115,10 @@ template <Element T>
 std::string scatter_value_string(const T& v) {
   return format_element(v);
 }
-inline std::string scatter_value_string(const ScatterElementBits& v) {
+// A template only so that its eleven instantiations of format_element compile where a runtime
+// result is printed, not in every translation unit that includes dmlref.hpp.
+template <std::same_as<ScatterElementBits> Bits>
+std::string scatter_value_string(const Bits& v) {
   if (!is_valid(v.data_type)) return hex_bits(v.bits);
   return visit(v.data_type, [&](auto t) {
     using T = typename decltype(t)::type;
@@ -481,44 +486,60 @@ void scatter_reference(const TensorView<const T>& input, const TensorView<const 
   });
 }
 
-// The fast path, for validated arguments (SC8 included): output = input with the strided-copy
-// core, then one element write per update, in row-major order of the indices as the golden loop
-// (so the last of several updates for one element stays). The indices, updates and output walk
-// one plan of the indices' sizes; the output's Axis stride is 0 there, since the index supplies
-// that coordinate.
+// Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
+struct ScatterTargets {
+  const void* indices = nullptr;
+  std::uint32_t axis_size = 0;
+  std::int64_t axis_stride = 0;
+};
+
+// The engine's ElementTargetsFn: the output offsets along Axis of `count` indices. The one place
+// the fast path reads an index.
+template <IndexElement I>
+void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
+                     std::uint64_t count, std::int64_t* targets) {
+  const ScatterTargets& t = *static_cast<const ScatterTargets*>(context);
+  const I* const ix = static_cast<const I*>(t.indices) + first;
+  const std::uint32_t size = t.axis_size;
+  const std::int64_t axis_stride = t.axis_stride;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto ii = static_cast<std::int64_t>(i);
+    targets[i] = static_cast<std::int64_t>(scatter_target_index(ix[ii * step], size)) * axis_stride;
+  }
+}
+
+// The update walk: one plan over the indices' sizes for the indices, updates and output (the
+// output's Axis stride is 0 there, since the index supplies that coordinate).
+inline ElementScatter plan_scatter(const Layout& indices, const Layout& updates,
+                                   const Layout& output, std::uint32_t axis) {
+  std::array<std::array<std::int64_t, kMaxRank>, 3> strides{indices.strides, updates.strides,
+                                                            output.strides};
+  strides[2][axis] = 0;
+  return {make_copy_plan(indices.size_span(), strides)};
+}
+
+// The fast path by element width: output = input with the strided-copy core, then the updates
+// in row-major order of the indices, as the golden loop (so the last of several updates for one
+// element stays), with targets read by `targets_of` (scatter_targets of the index type).
+template <class W>
+void scatter_by_width(const TensorView<const W>& input, const Layout& indices,
+                      const void* indices_data, const TensorView<const W>& updates,
+                      const TensorView<W>& output, std::uint32_t axis,
+                      ElementTargetsFn targets_of) {
+  copy_view(input, output);
+  const ScatterTargets targets{indices_data, output.size(axis), output.stride(axis)};
+  scatter_elements(plan_scatter(indices, updates.layout(), output.layout(), axis), updates.data(),
+                   output.data(), targets_of, &targets);
+}
+
+// The fast path, for validated arguments (SC8 included).
 template <class T, IndexElement I>
 void scatter_fast(const TensorView<const T>& input, const TensorView<const I>& indices,
                   const TensorView<const T>& updates, const TensorView<T>& output,
                   std::uint32_t axis) {
-  strided_copy<T>(input, output);
-  std::array<std::array<std::int64_t, kMaxRank>, 3> strides{
-      indices.layout().strides, updates.layout().strides, output.layout().strides};
-  strides[2][axis] = 0;
-  const CopyPlan plan = make_copy_plan(indices.layout().size_span(), strides);
-  const std::uint32_t n = input.size(axis);
-  const std::int64_t axis_stride = output.stride(axis);
-  const I* ix = indices.data();
-  const T* up = updates.data();
-  T* out = output.data();
-  const std::uint64_t run = plan.inner_size();
-  const std::int64_t si = plan.inner_stride(0);
-  const std::int64_t su = plan.inner_stride(1);
-  const std::int64_t so = plan.inner_stride(2);
-  // The run's operands are copied into locals: store_bits's memcpy may alias anything, so values
-  // read through the closure would be reloaded after every store (8x slower, bench_scatter).
-  for_each_run<3>(plan, [&](const std::array<std::int64_t, 3>& o) {
-    const I* const run_ix = ix + o[0];
-    const T* const run_up = up + o[1];
-    T* const run_out = out + o[2];
-    const std::uint64_t count = run;
-    const std::uint32_t size = n;
-    const std::int64_t step_i = si, step_u = su, step_o = so, step_axis = axis_stride;
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const auto ii = static_cast<std::int64_t>(i);
-      const std::int64_t target = scatter_target_index(run_ix[ii * step_i], size);
-      store_bits(run_out + (ii * step_o + target * step_axis), load_bits(run_up + ii * step_u));
-    }
-  });
+  scatter_by_width<BitsOf<T>>(width_view(input), indices.layout(), indices.data(),
+                              width_view(updates), width_view(output), axis,
+                              &scatter_targets<I>);
 }
 
 template <class T, IndexElement I>
@@ -620,7 +641,8 @@ void scatter(std::type_identity_t<TensorView<const T>> input, TensorView<const I
              std::type_identity_t<TensorView<const T>> updates, TensorView<T> output,
              std::uint32_t axis, const ScatterOptions& options = {}) {
   validate_scatter<T, I>(input, indices, updates, output, axis, options);
-  detail::scatter_fast<T, I>(input, indices, updates, output, axis);
+  detail::scatter_fast(detail::width_view(input), indices, detail::width_view(updates),
+                       detail::width_view(output), axis);
 }
 
 // Every output element that two or more updates target, in row-major order of the output, each
@@ -777,7 +799,9 @@ inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& de
 namespace reference {
 
 // Runtime form of the golden model: validates, then runs the plain loop for the described types.
-inline void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
+// A template only so that its body compiles in the translation unit that calls it.
+template <class Deferred = void>
+void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
                     ConstBuffer updates, Buffer output, const ScatterOptions& options = {}) {
   const ConstBuffer out = output;
   const detail::ScatterBound b =
@@ -793,22 +817,32 @@ inline void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuf
 }  // namespace reference
 
 // The runtime entry point: the same description a harness gives DirectML, plus the buffers.
-// Nothing is written unless every check passes.
-inline void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
-                    ConstBuffer updates, Buffer output, const ScatterOptions& options = {}) {
+// Nothing is written unless every check passes. Dispatches on the element width and the index
+// type; a template only so that the engine compiles in the translation unit that calls it.
+template <class Deferred = void>
+void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
+             ConstBuffer updates, Buffer output, const ScatterOptions& options = {}) {
   const ConstBuffer out = output;
   const detail::ScatterBound b =
       detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options);
-  detail::visit_scatter_types(b, [&](auto data_type, auto index_type) {
-    using T = typename decltype(data_type)::type;
-    using I = typename decltype(index_type)::type;
-    detail::scatter_fast(view_of<const T>(b.input), view_of<const I>(b.indices),
-                         view_of<const T>(b.updates), view_of<T>(b.output), desc.Axis);
+  // The index type and the element width are dispatched one after the other (4 + 4 paths, not
+  // 4 x 4): the targets reader by index type, the moves by width.
+  const detail::ElementTargetsFn targets_of =
+      visit_index(b.indices.tensor.data_type, ErrorCode::SC3, [](auto index_type) {
+        return &detail::scatter_targets<typename decltype(index_type)::type>;
+      });
+  visit_width(b.input.tensor.data_type, [&](auto width) {
+    using W = typename decltype(width)::type;
+    detail::scatter_by_width<W>(view_of<const W>(b.input), b.indices.tensor.layout,
+                                b.indices.data, view_of<const W>(b.updates), view_of<W>(b.output),
+                                desc.Axis, targets_of);
   });
 }
 
 // Runtime find_scatter_collisions: no output buffer; OutputTensor's description is still checked.
-inline std::vector<ScatterCollision<ScatterElementBits>> find_scatter_collisions(
+// A template only so that its body compiles in the translation unit that calls it.
+template <class Deferred = void>
+std::vector<ScatterCollision<ScatterElementBits>> find_scatter_collisions(
     const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices, ConstBuffer updates,
     const ScatterOptions& options = {}) {
   const detail::ScatterBound b = detail::bind_scatter(desc, input, indices, updates, nullptr,
@@ -827,8 +861,10 @@ inline std::vector<ScatterCollision<ScatterElementBits>> find_scatter_collisions
 }
 
 // Runtime check_scatter_result: `actual_output` is the result read back, described by
-// desc.OutputTensor.
-inline ScatterCheckResult<ScatterElementBits> check_scatter_result(
+// desc.OutputTensor. A template only so that its body compiles in the translation unit that
+// calls it.
+template <class Deferred = void>
+ScatterCheckResult<ScatterElementBits> check_scatter_result(
     const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices, ConstBuffer updates,
     ConstBuffer actual_output, const ScatterOptions& options = {},
     std::size_t max_reported = kScatterCheckMaxReported) {

@@ -311,46 +311,23 @@ inline BoundSplit bind_split(const SplitOperatorDesc& desc, ConstBuffer input,
   return bound;
 }
 
-inline void run_split_reference(const BoundSplit& bound) {
-  visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
-    std::vector<TensorView<T>> outputs;
-    outputs.reserve(bound.tensors.size() - 1);
-    for (std::size_t i = 1; i < bound.tensors.size(); ++i) {
-      outputs.push_back(view_of<T>(bound.tensors[i]));
-    }
-    split_reference<T>(view_of<const T>(bound.tensors.front()), outputs, bound.layouts.axis);
-  });
-}
-
-// The fast path: each output is one strided copy from its block of the input, the sub-view that
-// starts base_i elements along Axis (the input's pointer plus base_i * Strides[Axis]) and has the
-// output's Sizes. The shared core copies the blocks (slab by slab when their rows interleave).
-// Same preconditions as split_reference.
+// The fast path: each output copied from its block of the input, the sub-view that starts base_i
+// elements along Axis and has the output's Sizes (PiecesAlongAxis, engine.hpp), by width. Same
+// preconditions as split_reference.
 template <class T>
 void split_fast(const TensorView<const T>& input, std::span<const TensorView<T>> outputs,
                 std::uint32_t axis, std::uint64_t slab_bytes = kSlabBytes) {
-  const std::int64_t axis_stride = input.stride(axis);
-  std::vector<BlockCopy<T>> blocks;
-  blocks.reserve(outputs.size());
-  std::int64_t base = 0;
-  for (const TensorView<T>& output : outputs) {
-    Layout part = input.layout();
-    part.sizes[axis] = output.size(axis);
-    blocks.push_back({TensorView<const T>(input.data() + base * axis_stride, part), output});
-    base += output.size(axis);
-  }
-  copy_blocks<T>(blocks, axis, slab_bytes);
+  copy_pieces<BitsOf<T>>({input.data(), &input.layout(), axis, false, outputs.size(), &outputs,
+                          &piece_of_views<TensorView<T>>},
+                         slab_bytes);
 }
 
-inline void run_split_fast(const BoundSplit& bound) {
-  visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
-    std::vector<TensorView<T>> outputs;
-    outputs.reserve(bound.tensors.size() - 1);
-    for (std::size_t i = 1; i < bound.tensors.size(); ++i) {
-      outputs.push_back(view_of<T>(bound.tensors[i]));
-    }
-    split_fast<T>(view_of<const T>(bound.tensors.front()), outputs, bound.layouts.axis);
-  });
+// The same for bound tensors: InputTensor, then OutputTensors.
+inline PiecesAlongAxis split_pieces(const BoundSplit& bound,
+                                    const std::span<const BoundTensor>& outputs) {
+  const BoundTensor& input = bound.tensors.front();
+  return {input.data, &input.tensor.layout, bound.layouts.axis, false, outputs.size(), &outputs,
+          &piece_of_bound};
 }
 
 }  // namespace detail
@@ -388,9 +365,21 @@ void split(TensorView<const std::type_identity_t<T>> input, std::span<const Tens
   detail::split_reference<T>(input, outputs, axis);
 }
 
-inline void split(const SplitOperatorDesc& desc, ConstBuffer input,
-                  std::span<const Buffer> outputs, const SplitOptions& options = {}) {
-  detail::run_split_reference(detail::bind_split(desc, input, outputs, options));
+// A template only so that its body compiles in the translation unit that calls it, not in every
+// one that includes dmlref.hpp; callers never name the parameter.
+template <class Deferred = void>
+void split(const SplitOperatorDesc& desc, ConstBuffer input, std::span<const Buffer> outputs,
+           const SplitOptions& options = {}) {
+  const detail::BoundSplit bound = detail::bind_split(desc, input, outputs, options);
+  visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
+    std::vector<TensorView<T>> output_views;
+    output_views.reserve(bound.tensors.size() - 1);
+    for (std::size_t i = 1; i < bound.tensors.size(); ++i) {
+      output_views.push_back(view_of<T>(bound.tensors[i]));
+    }
+    detail::split_reference<T>(view_of<const T>(bound.tensors.front()), output_views,
+                               bound.layouts.axis);
+  });
 }
 
 }  // namespace reference
@@ -423,12 +412,20 @@ void split(TensorView<const std::type_identity_t<T>> input,
   split<T>(input, std::span<const TensorView<T>>(outputs), axis, options);
 }
 
-inline void split(const SplitOperatorDesc& desc, ConstBuffer input,
-                  std::span<const Buffer> outputs, const SplitOptions& options = {}) {
-  detail::run_split_fast(detail::bind_split(desc, input, outputs, options));
+// The runtime entry point: a template only so that the engine compiles in the translation unit
+// that calls it (once per element width), not in every one that includes dmlref.hpp.
+template <class Deferred = void>
+void split(const SplitOperatorDesc& desc, ConstBuffer input, std::span<const Buffer> outputs,
+           const SplitOptions& options = {}) {
+  const detail::BoundSplit bound = detail::bind_split(desc, input, outputs, options);
+  const std::span<const BoundTensor> pieces(bound.tensors.data() + 1, bound.tensors.size() - 1);
+  visit_width(bound.layouts.data_type, [&]<class W>(std::type_identity<W>) {
+    detail::copy_pieces<W>(detail::split_pieces(bound, pieces));
+  });
 }
-inline void split(const SplitOperatorDesc& desc, ConstBuffer input,
-                  std::initializer_list<Buffer> outputs, const SplitOptions& options = {}) {
+template <class Deferred = void>
+void split(const SplitOperatorDesc& desc, ConstBuffer input, std::initializer_list<Buffer> outputs,
+           const SplitOptions& options = {}) {
   split(desc, input, std::span(outputs.begin(), outputs.size()), options);
 }
 

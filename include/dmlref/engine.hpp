@@ -1,0 +1,336 @@
+// dmlref: the one data-movement engine. Every operator's fast path says what moves where as a
+// plan, a plain trivially copyable value (fixed-size arrays of kMaxRank, no containers, nothing
+// owned), and the engine executes it with elements as the unsigned integer of their width
+// (visit_width, width_view): no allocation and nothing that throws on the executing path, and each
+// path compiled once per width (4), never per data type (11).
+//
+//   CopyPlan (strided_copy.hpp)  runs of contiguous bytes, broadcast, reversed, transposed tiles
+//   PiecesAlongAxis              blocks of one whole tensor along an axis (JOIN, SPLIT)
+//   RowGather                    rows moved from offsets read out of an index tensor (GATHER_ND1)
+//   ElementScatter               elements moved to offsets read out of an index tensor (SCATTER)
+//   ReversedRuns                 runs reversed up to lengths read out of a tensor (REVERSE_...)
+//
+// Indices and lengths are the only values read as numbers, and the engine never reads them
+// itself: the operator passes a function, compiled per index type, that turns a chunk of them
+// into offsets or lengths by the operator's rules (negative indices, clamping). The plain
+// reference loops in ops/ stay the definition of correct; tests/test_fastpath_*.cpp diff every
+// plan path against them.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+#include "dmlref/layout.hpp"
+#include "dmlref/strided_copy.hpp"
+#include "dmlref/tensor_desc.hpp"
+#include "dmlref/tensor_view.hpp"
+
+namespace dmlref::detail {
+
+static_assert(std::is_trivially_copyable_v<CopyPlan>);
+
+// Index-driven plans read their indices this many at a time into a local array, then move the
+// elements: each step is a tight loop, and neither is compiled per pair of types.
+inline constexpr std::uint64_t kIndexChunk = 256;
+
+// Calls f(o, start, count) for every chunk of at most kIndexChunk elements of every innermost run
+// of a three-operand walk: o the run's offsets, start the chunk's first position in the run.
+template <class F>
+void walk_index_chunks(const CopyPlan& walk, F&& f) {
+  const std::uint64_t n = walk.inner_size();
+  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& o) {
+    for (std::uint64_t c0 = 0; c0 < n; c0 += kIndexChunk) {
+      f(o, static_cast<std::int64_t>(c0), std::min(kIndexChunk, n - c0));
+    }
+  });
+}
+
+// ---- blocks: pieces of one whole tensor along an axis ------------------------------------------
+
+// One piece: its elements and its layout.
+struct PieceRef {
+  const void* data = nullptr;
+  const Layout* layout = nullptr;
+};
+
+// The pieces of one whole tensor along an axis: piece i and the whole's block that starts base_i
+// elements along the axis (the sum of the earlier pieces' sizes there) and has piece i's sizes.
+// Pieces are reached through `at`, so typed views and bound runtime tensors share one copy per
+// element width without building a list.
+struct PiecesAlongAxis {
+  const void* whole = nullptr;  // JOIN's output, SPLIT's input
+  const Layout* whole_layout = nullptr;
+  std::uint32_t axis = 0;
+  bool into_whole = false;  // JOIN: each piece is copied into its block; SPLIT: the other way
+  std::size_t count = 0;
+  const void* pieces = nullptr;
+  PieceRef (*at)(const void* pieces, std::size_t i) = nullptr;
+};
+static_assert(std::is_trivially_copyable_v<PiecesAlongAxis>);
+
+// `at` over a std::span<const View> (typed views) or a std::span<const BoundTensor>.
+template <class View>
+PieceRef piece_of_views(const void* views, std::size_t i) {
+  const View& v = (*static_cast<const std::span<const View>*>(views))[i];
+  return {v.data(), &v.layout()};
+}
+inline PieceRef piece_of_bound(const void* bound, std::size_t i) {
+  const BoundTensor& b = (*static_cast<const std::span<const BoundTensor>*>(bound))[i];
+  return {b.data, &b.tensor.layout};
+}
+
+// Every piece copied to or from its block, with elements as W: copy_blocks goes slab by slab when
+// the blocks' rows interleave. The layouts must have passed the operator's validation.
+template <class W>
+void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes) {
+  const std::int64_t axis_stride = p.whole_layout->strides[p.axis];
+  W* const whole = static_cast<W*>(const_cast<void*>(p.whole));
+  const auto for_each_block = [&](const auto& f) {
+    std::int64_t base = 0;
+    for (std::size_t i = 0; i < p.count; ++i) {
+      const PieceRef piece = p.at(p.pieces, i);
+      W* const part = static_cast<W*>(const_cast<void*>(piece.data));
+      Layout block = *p.whole_layout;
+      block.sizes[p.axis] = piece.layout->sizes[p.axis];
+      const TensorView<W> in_whole(whole + base * axis_stride, block);
+      const TensorView<W> own(part, *piece.layout);
+      f(p.into_whole ? BlockCopy<W>{own, in_whole} : BlockCopy<W>{in_whole, own});
+      base += piece.layout->sizes[p.axis];
+    }
+  };
+  copy_blocks<W>(for_each_block, p.count, p.axis, slab_bytes);
+}
+
+// ---- rows gathered by index --------------------------------------------------------------------
+
+// How every row moves, chosen once per plan: one element; one run through copy_run (memcpy, short
+// copy or strided loop by its length); one contiguous run streamed, when the output is far larger
+// than the caches (as a copy that size would be); or the row's own plan.
+enum class RowMove : std::uint8_t { Element, Run, Stream, Plan };
+
+// Rows gathered from the input at offsets read out of an index tensor. `grid` walks the rows with
+// three operands: 0 the position of the row's indices, 1 a base input offset the indices add to,
+// 2 the row's output offset. `row` is the plan of one row (operand 0 the input, 1 the output).
+struct RowGather {
+  CopyPlan grid;
+  CopyPlan row;
+  RowMove move = RowMove::Plan;
+  std::uint64_t fetch_bytes = 0;  // prefetched per row kPrefetchTuples ahead of its move
+};
+static_assert(std::is_trivially_copyable_v<RowGather>);
+
+// How a row is moved, from its plan: `output_bytes` (the whole output) decides streaming.
+inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
+                                 std::size_t element_bytes, std::uint64_t output_bytes) {
+  RowGather plan{grid, row, RowMove::Plan, 0};
+  const std::uint64_t bytes = row.sizes[0] * element_bytes;
+  const bool unit = row.strides[0][0] == 1 && row.strides[1][0] == 1;
+  if (row.rank == 1 && row.sizes[0] == 1) {
+    plan.move = RowMove::Element;
+  } else if (row.rank == 1) {
+    const bool stream = unit && bytes >= kStreamMinRunBytes && output_bytes >= kStreamMinBytes;
+    plan.move = stream ? RowMove::Stream : RowMove::Run;
+  }
+  // Rows sit at data-dependent places no hardware prefetcher predicts, so up to 4 KiB of the
+  // row kPrefetchTuples ahead is prefetched.
+  const bool runs = plan.move == RowMove::Run || plan.move == RowMove::Stream;
+  plan.fetch_bytes = runs && row.strides[0][0] == 1 ? std::min<std::uint64_t>(bytes, 4096) : 0;
+  return plan;
+}
+
+// The operator's index reader: the input offsets of `count` rows, row i's indices at position
+// first + i * step, its base offset base + i * base_step.
+using RowOffsetsFn = void (*)(const void* context, std::int64_t first, std::int64_t step,
+                              std::int64_t base, std::int64_t base_step, std::uint64_t count,
+                              std::int64_t* offsets);
+
+// Executes a RowGather with elements as W: chunk by chunk, the rows' offsets, then the rows.
+// Every loop copies what it uses into locals: store_bits's and memcpy's stores may alias
+// anything, so values read through a closure would be reloaded after every element.
+template <class W>
+void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offsets_of,
+                 const void* context) {
+  const std::int64_t ts = plan.grid.inner_stride(0);
+  const std::int64_t bs = plan.grid.inner_stride(1);
+  const std::int64_t os = plan.grid.inner_stride(2);
+  walk_index_chunks(plan.grid, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                                   std::uint64_t count) {
+    std::array<std::int64_t, kIndexChunk> offsets;
+    offsets_of(context, o[0] + start * ts, ts, o[1] + start * bs, bs, count, offsets.data());
+    W* const d0 = out + (o[2] + start * os);
+    const std::int64_t ostep = os;
+    const std::uint64_t length = plan.row.sizes[0], fetch = plan.fetch_bytes;
+    const std::int64_t ss = plan.row.strides[0][0], ds = plan.row.strides[1][0];
+    switch (plan.move) {
+      case RowMove::Element:
+        for (std::uint64_t i = 0; i < count; ++i) {
+          store_bits(d0 + static_cast<std::int64_t>(i) * ostep, load_bits(in + offsets[i]));
+        }
+        break;
+      case RowMove::Run:
+      case RowMove::Stream:
+        for (std::uint64_t i = 0; i < count; ++i) {
+          if (fetch != 0 && i + kPrefetchTuples < count) {
+            prefetch_bytes(in + offsets[i + kPrefetchTuples], fetch);
+          }
+          W* const dst = d0 + static_cast<std::int64_t>(i) * ostep;
+          if (plan.move == RowMove::Stream) {
+            copy_bytes_streaming(static_cast<void*>(dst), in + offsets[i], length * sizeof(W));
+          } else {
+            copy_run(in + offsets[i], ss, dst, ds, length);
+          }
+        }
+        break;
+      case RowMove::Plan:
+        for (std::uint64_t i = 0; i < count; ++i) {
+          copy_with_plan(plan.row, in + offsets[i], d0 + static_cast<std::int64_t>(i) * ostep);
+        }
+        break;
+    }
+  });
+  if (plan.move == RowMove::Stream) stream_fence();
+}
+
+// ---- elements scattered by index ---------------------------------------------------------------
+
+// Elements moved to offsets read out of an index tensor: `walk` has three operands, 0 the
+// position of the element's index, 1 the element's source, 2 its destination before the index's
+// contribution (which the operator's reader adds).
+struct ElementScatter {
+  CopyPlan walk;
+};
+static_assert(std::is_trivially_copyable_v<ElementScatter>);
+
+// The operator's index reader: the destination offsets contributed by `count` indices at
+// position first + i * step.
+using ElementTargetsFn = void (*)(const void* context, std::int64_t first, std::int64_t step,
+                                  std::uint64_t count, std::int64_t* targets);
+
+// Executes an ElementScatter with elements as W, in row-major order of the walk (so of several
+// elements sent to one place, the last stays).
+template <class W>
+void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
+                      ElementTargetsFn targets_of, const void* context) {
+  const std::int64_t si = plan.walk.inner_stride(0);
+  const std::int64_t su = plan.walk.inner_stride(1);
+  const std::int64_t so = plan.walk.inner_stride(2);
+  walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                                   std::uint64_t count) {
+    std::array<std::int64_t, kIndexChunk> targets;
+    targets_of(context, o[0] + start * si, si, count, targets.data());
+    // Locals: store_bits's memcpy may alias anything, so values read through the closure would
+    // be reloaded after every store (8x slower, bench_scatter).
+    const W* const from = src + (o[1] + start * su);
+    W* const to = dst + (o[2] + start * so);
+    const std::int64_t step_from = su, step_to = so;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      store_bits(to + (ii * step_to + targets[i]), load_bits(from + ii * step_from));
+    }
+  });
+}
+
+// ---- runs reversed up to a length --------------------------------------------------------------
+
+// Runs along one axis, each reversed up to its own length and copied unchanged after it. `walk`
+// visits the runs (the axis dropped) with three operands: 0 the input, 1 the run's length, 2 the
+// output; the axis has `axis_size` elements and the given strides.
+struct ReversedRuns {
+  CopyPlan walk;
+  std::uint64_t axis_size = 0;
+  std::int64_t in_step = 0;
+  std::int64_t out_step = 0;
+};
+static_assert(std::is_trivially_copyable_v<ReversedRuns>);
+
+// The operator's length reader: `count` lengths at position first + i * step, each at most
+// `axis_size` (the operator clamps by its rules).
+using RunLengthsFn = void (*)(const void* lengths, std::int64_t first, std::int64_t step,
+                              std::uint64_t count, std::uint64_t axis_size, std::uint64_t* out);
+
+// Executes ReversedRuns with elements as W: per run, its first L elements reversed and the rest
+// copied, or, when runs lie side by side, all of them one axis position at a time.
+template <class W>
+void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W* out,
+                  RunLengthsFn lengths_of) {
+  const std::uint64_t n = plan.axis_size;
+  const std::int64_t in_step = plan.in_step;
+  const std::int64_t out_step = plan.out_step;
+  const std::uint64_t inner = plan.walk.inner_size();
+  const std::int64_t in_inner = plan.walk.inner_stride(0);
+  const std::int64_t len_inner = plan.walk.inner_stride(1);
+  const std::int64_t out_inner = plan.walk.inner_stride(2);
+  const bool unit = in_step == 1 && out_step == 1;
+  if (!unit && inner > 1) {
+    // Runs side by side (the axis not the innermost dimension): walking one run at a time would
+    // touch a new cache line per element. Walk the axis outermost instead, so each step reads and
+    // writes a row of neighbouring elements. Where a chunk's runs share one length (full or
+    // broadcast lengths) each such row comes from one source row and moves as one run; otherwise
+    // the source row is chosen per run, in groups whose whole extent along the axis fits in the
+    // L1 cache (kSlabBytes), so each source row a group reads from stays cached until all are done.
+    const std::uint64_t group =
+        std::clamp<std::uint64_t>(kSlabBytes / (n * sizeof(W)), 16, kIndexChunk);
+    walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                                     std::uint64_t count) {
+      std::array<std::uint64_t, kIndexChunk> length;
+      lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
+      const W* const src = in + (o[0] + start * in_inner);
+      W* const dst = out + (o[2] + start * out_inner);
+      const std::uint64_t axis_size = n;
+      const std::int64_t is = in_inner, os = out_inner, ia = in_step, oa = out_step;
+      const std::uint64_t l0 = length[0];
+      if (std::all_of(length.begin(), length.begin() + static_cast<std::ptrdiff_t>(count),
+                      [l0](std::uint64_t l) { return l == l0; })) {
+        for (std::uint64_t a = 0; a < axis_size; ++a) {
+          const auto at = static_cast<std::int64_t>(a);
+          const auto from = static_cast<std::int64_t>(a < l0 ? l0 - 1 - a : a);
+          copy_run(src + from * ia, is, dst + at * oa, os, count);
+        }
+        return;
+      }
+      for (std::uint64_t g0 = 0; g0 < count; g0 += group) {
+        const std::uint64_t g1 = std::min(count, g0 + group);
+        for (std::uint64_t a = 0; a < axis_size; ++a) {
+          const auto at = static_cast<std::int64_t>(a);
+          for (std::uint64_t j = g0; j < g1; ++j) {
+            const auto jj = static_cast<std::int64_t>(j);
+            const std::uint64_t l = length[j];
+            const auto from = static_cast<std::int64_t>(a < l ? l - 1 - a : a);
+            store_bits(dst + (at * oa + jj * os), load_bits(src + (from * ia + jj * is)));
+          }
+        }
+      }
+    });
+    return;
+  }
+  walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                                   std::uint64_t count) {
+    std::array<std::uint64_t, kIndexChunk> length;
+    const auto j0 = static_cast<std::uint64_t>(start), j1 = j0 + count;
+    lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
+    for (std::uint64_t j = j0; j < j1; ++j) {
+      const auto i = static_cast<std::int64_t>(j);
+      const W* src = in + (o[0] + i * in_inner);
+      W* dst = out + (o[2] + i * out_inner);
+      const std::uint64_t l = length[j - j0];
+      if (l > 0) {
+        if (unit) {
+          copy_run_reversed(src, dst, l);
+        } else {
+          // Walk the source backwards from its last reversed element.
+          copy_run(src + static_cast<std::int64_t>(l - 1) * in_step, -in_step, dst, out_step, l);
+        }
+      }
+      if (l < n) {
+        const auto ll = static_cast<std::int64_t>(l);
+        copy_run(src + ll * in_step, in_step, dst + ll * out_step, out_step, n - l);
+      }
+    }
+  });
+}
+
+}  // namespace dmlref::detail
