@@ -216,7 +216,9 @@ GatherNd1Case<T, I> gather_nd1_case(std::mt19937& rng) {
   std::vector<std::uint32_t> indices_sizes = random_sizes(rng, rank);
   for (std::uint32_t d = 0; d < rank - c.r; ++d) input_sizes[d] = 1;
   for (std::uint32_t d = 0; d < rank - c.q; ++d) indices_sizes[d] = 1;
-  for (std::uint32_t j = 0; j < c.b; ++j) indices_sizes[rank - c.q + j] = input_sizes[rank - c.r + j];
+  for (std::uint32_t j = 0; j < c.b; ++j) {
+    indices_sizes[rank - c.q + j] = input_sizes[rank - c.r + j];
+  }
   indices_sizes[rank - 1] = m;
   c.input = make_operand<T>(rng, input_sizes, true);
   c.indices = make_operand<I>(rng, indices_sizes, true);

@@ -217,7 +217,8 @@ TEST_CASE_TEMPLATE("mapping: JOIN's kernel body agrees with the CPU operator", T
     const auto inputs = cases::const_views(c.inputs);
     const auto pieces =
         mapping::piece_table(std::span<const dmlref::TensorView<const T>>(inputs), c.axis);
-    const mapping::JoinPlan plan = mapping::join_plan(pieces, mapping::layout_of(c.actual[0].view()));
+    const mapping::JoinPlan plan =
+        mapping::join_plan(pieces, mapping::layout_of(c.actual[0].view()));
     std::vector<const T*> bases;
     for (const auto& v : inputs) bases.push_back(v.data());
     for_each_element(plan.output, [&](std::uint64_t i) {
