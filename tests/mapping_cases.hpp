@@ -7,6 +7,8 @@
 
 #include "test_support.hpp"
 
+#include <dmlref/mapping_plans.hpp>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -93,29 +95,49 @@ void check_outputs(const std::vector<Operand<T>>& expected, const std::vector<Op
   }
 }
 
+// JOIN's inputs (SPLIT's outputs): 1-4 pieces of 1-3 along a random axis, and the whole they make.
+struct RandomPieces {
+  std::uint32_t axis = 0;
+  std::vector<std::vector<std::uint32_t>> pieces;
+  std::vector<std::uint32_t> whole;
+};
+
+inline RandomPieces random_pieces(std::mt19937& rng) {
+  const std::uint32_t rank = random_rank(rng);
+  RandomPieces p{static_cast<std::uint32_t>(rng() % rank), {}, random_sizes(rng, rank)};
+  const auto count = 1 + rng() % 4;
+  std::uint32_t total = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    p.whole[p.axis] = 1 + static_cast<std::uint32_t>(rng() % 3);
+    total += p.whole[p.axis];
+    p.pieces.push_back(p.whole);
+  }
+  p.whole[p.axis] = total;
+  return p;
+}
+
 template <class T>
 struct JoinCase {
   std::uint32_t axis = 0;
   std::vector<Operand<T>> inputs;
   std::vector<Operand<T>> expected;  // one output
   std::vector<Operand<T>> actual;
+
+  mapping::PieceTable pieces() const {
+    const std::vector<TensorView<const T>> views = const_views(inputs);
+    return mapping::piece_table(std::span<const TensorView<const T>>(views), axis);
+  }
 };
 
 template <class T>
 JoinCase<T> join_case(std::mt19937& rng) {
-  const std::uint32_t rank = random_rank(rng);
-  std::vector<std::uint32_t> sizes = random_sizes(rng, rank);
+  const RandomPieces p = random_pieces(rng);
   JoinCase<T> c;
-  c.axis = static_cast<std::uint32_t>(rng() % rank);
-  const auto count = 1 + rng() % 4;
-  std::uint32_t total = 0;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    sizes[c.axis] = 1 + static_cast<std::uint32_t>(rng() % 3);
-    total += sizes[c.axis];
-    c.inputs.push_back(make_operand<T>(rng, sizes, true, 1000 * i));
+  c.axis = p.axis;
+  for (std::size_t i = 0; i < p.pieces.size(); ++i) {
+    c.inputs.push_back(make_operand<T>(rng, p.pieces[i], true, 1000 * i));
   }
-  sizes[c.axis] = total;
-  c.expected.push_back(make_operand<T>(rng, sizes, false));
+  c.expected.push_back(make_operand<T>(rng, p.whole, false));
   c.actual = c.expected;
   join<T>(std::span<const TensorView<const T>>(const_views(c.inputs)), c.expected[0].view(),
           c.axis);
@@ -128,23 +150,22 @@ struct SplitCase {
   Operand<T> input;
   std::vector<Operand<T>> expected;
   std::vector<Operand<T>> actual;
+
+  mapping::PieceTable pieces() const {
+    const std::vector<TensorView<const T>> views = const_views(actual);
+    return mapping::piece_table(std::span<const TensorView<const T>>(views), axis);
+  }
 };
 
 template <class T>
 SplitCase<T> split_case(std::mt19937& rng) {
-  const std::uint32_t rank = random_rank(rng);
-  std::vector<std::uint32_t> sizes = random_sizes(rng, rank);
+  const RandomPieces p = random_pieces(rng);
   SplitCase<T> c;
-  c.axis = static_cast<std::uint32_t>(rng() % rank);
-  const auto count = 1 + rng() % 4;
-  std::uint32_t total = 0;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    sizes[c.axis] = 1 + static_cast<std::uint32_t>(rng() % 3);
-    total += sizes[c.axis];
+  c.axis = p.axis;
+  for (const std::vector<std::uint32_t>& sizes : p.pieces) {
     c.expected.push_back(make_operand<T>(rng, sizes, false));
   }
-  sizes[c.axis] = total;
-  c.input = make_operand<T>(rng, sizes, true);
+  c.input = make_operand<T>(rng, p.whole, true);
   c.actual = c.expected;
   const std::vector<TensorView<T>> outputs = views(c.expected);
   split<T>(c.input.view(), std::span<const TensorView<T>>(outputs), c.axis);
@@ -160,6 +181,11 @@ struct ScatterCase {
   Operand<T> updates;
   std::vector<Operand<T>> expected;
   std::vector<Operand<T>> actual;
+
+  mapping::ScatterPlan plan() const {
+    return mapping::scatter_plan(input.view(), indices.view(), updates.view(), actual[0].view(),
+                                 axis, policy);
+  }
 };
 
 // Duplicate targets included: the last update in row-major order of the indices wins.
@@ -196,6 +222,11 @@ struct GatherNd1Case {
   Operand<I> indices;
   std::vector<Operand<T>> expected;
   std::vector<Operand<T>> actual;
+
+  mapping::GatherNd1Plan plan() const {
+    return mapping::gather_nd1_plan(input.view(), indices.view(), actual[0].view(), r, q, b,
+                                    policy);
+  }
 };
 
 // Any geometry G4-G9 admit: R, r, q, b and m at random, leading sizes 1, batch sizes shared.
@@ -251,6 +282,11 @@ struct ReverseSubsequencesCase {
   Operand<L> lengths;
   std::vector<Operand<T>> expected;
   std::vector<Operand<T>> actual;
+
+  mapping::ReverseSubsequencesPlan plan() const {
+    return mapping::reverse_subsequences_plan(input.view(), lengths.view(), actual[0].view(),
+                                              axis);
+  }
 };
 
 // Lengths from 0 to two past the axis size, and the largest L (a longer length clamps).

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <limits>
 #include <random>
-#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -194,14 +193,6 @@ static_assert([] {
 
 constexpr int kCasesPerType = 24;
 
-template <class F>
-void for_each_index_type(F&& f) {
-  f(std::type_identity<std::int64_t>{});
-  f(std::type_identity<std::int32_t>{});
-  f(std::type_identity<std::uint64_t>{});
-  f(std::type_identity<std::uint32_t>{});
-}
-
 // Runs `element(linear)` for every element of `layout`, each of which must map.
 template <class F>
 void for_each_element(const TensorLayout& layout, F&& element) {
@@ -214,13 +205,11 @@ TEST_CASE_TEMPLATE("mapping: JOIN's kernel body agrees with the CPU operator", T
   std::mt19937 rng(1601);
   for (int n = 0; n < kCasesPerType; ++n) {
     auto c = cases::join_case<T>(rng);
-    const auto inputs = cases::const_views(c.inputs);
-    const auto pieces =
-        mapping::piece_table(std::span<const dmlref::TensorView<const T>>(inputs), c.axis);
+    const mapping::PieceTable pieces = c.pieces();
     const mapping::JoinPlan plan =
         mapping::join_plan(pieces, mapping::layout_of(c.actual[0].view()));
     std::vector<const T*> bases;
-    for (const auto& v : inputs) bases.push_back(v.data());
+    for (const auto& input : c.inputs) bases.push_back(input.at0());
     for_each_element(plan.output, [&](std::uint64_t i) {
       return dmlref_cuda::join_element(plan, bases.data(), c.actual[0].at0(), i);
     });
@@ -233,9 +222,7 @@ TEST_CASE_TEMPLATE("mapping: SPLIT's kernel body agrees with the CPU operator", 
   std::mt19937 rng(1602);
   for (int n = 0; n < kCasesPerType; ++n) {
     auto c = cases::split_case<T>(rng);
-    const auto outputs = cases::views(c.actual);
-    const auto pieces =
-        mapping::piece_table(std::span<const dmlref::TensorView<T>>(outputs), c.axis);
+    const mapping::PieceTable pieces = c.pieces();
     const mapping::SplitPlan plan = mapping::split_plan(mapping::layout_of(c.input.view()), pieces);
     for (std::uint32_t p = 0; p < plan.pieces.count; ++p) {
       for_each_element(plan.outputs[p], [&](std::uint64_t i) {
@@ -249,12 +236,10 @@ TEST_CASE_TEMPLATE("mapping: SPLIT's kernel body agrees with the CPU operator", 
 TEST_CASE_TEMPLATE("mapping: SCATTER's kernel body agrees with the CPU operator", T,
                    DMLREF_ALL_TYPES) {
   std::mt19937 rng(1603);
-  for_each_index_type([&]<class I>(std::type_identity<I>) {
+  dmlref::test::for_each_index_type([&]<class I>(std::type_identity<I>) {
     for (int n = 0; n < kCasesPerType; ++n) {
       auto c = cases::scatter_case<T, I>(rng);
-      const mapping::ScatterPlan plan = mapping::scatter_plan(
-          c.input.view(), c.indices.view(), c.updates.view(), c.actual[0].view(), c.axis,
-          c.policy);
+      const mapping::ScatterPlan plan = c.plan();
       for_each_element(plan.output, [&](std::uint64_t i) {
         return dmlref_cuda::scatter_element(plan, c.input.at0(), c.indices.at0(),
                                             c.updates.at0(), c.actual[0].at0(), i);
@@ -267,11 +252,10 @@ TEST_CASE_TEMPLATE("mapping: SCATTER's kernel body agrees with the CPU operator"
 TEST_CASE_TEMPLATE("mapping: GATHER_ND1's kernel body agrees with the CPU operator", T,
                    DMLREF_ALL_TYPES) {
   std::mt19937 rng(1604);
-  for_each_index_type([&]<class I>(std::type_identity<I>) {
+  dmlref::test::for_each_index_type([&]<class I>(std::type_identity<I>) {
     for (int n = 0; n < kCasesPerType; ++n) {
       auto c = cases::gather_nd1_case<T, I>(rng);
-      const mapping::GatherNd1Plan plan = mapping::gather_nd1_plan(
-          c.input.view(), c.indices.view(), c.actual[0].view(), c.r, c.q, c.b, c.policy);
+      const mapping::GatherNd1Plan plan = c.plan();
       for_each_element(plan.output, [&](std::uint64_t i) {
         return dmlref_cuda::gather_nd1_element(plan, c.input.at0(), c.indices.at0(),
                                                c.actual[0].at0(), i);
@@ -287,8 +271,7 @@ TEST_CASE_TEMPLATE("mapping: REVERSE_SUBSEQUENCES's kernel body agrees with the 
   auto run = [&]<class L>(std::type_identity<L>) {
     for (int n = 0; n < kCasesPerType; ++n) {
       auto c = cases::reverse_subsequences_case<T, L>(rng);
-      const mapping::ReverseSubsequencesPlan plan = mapping::reverse_subsequences_plan(
-          c.input.view(), c.lengths.view(), c.actual[0].view(), c.axis);
+      const mapping::ReverseSubsequencesPlan plan = c.plan();
       for_each_element(plan.output, [&](std::uint64_t i) {
         return dmlref_cuda::reverse_subsequences_element(plan, c.input.at0(), c.lengths.at0(),
                                                          c.actual[0].at0(), i);

@@ -96,7 +96,10 @@ cudaError_t with_length(IndexType type, F&& f) {
   return cudaErrorInvalidValue;
 }
 
-cudaError_t finish() {
+// Launches `kernel(args..., count, status)` over `count` output elements and waits for it.
+template <class... Params, class... Args>
+cudaError_t launch(void (*kernel)(Params...), std::uint64_t count, int* status, Args... args) {
+  kernel<<<blocks_for(count), kThreads>>>(args..., count, status);
   const cudaError_t launched = cudaGetLastError();
   return launched != cudaSuccess ? launched : cudaDeviceSynchronize();
 }
@@ -105,39 +108,33 @@ cudaError_t finish() {
 
 cudaError_t run_join(const mapping::JoinPlan& plan, const void* const* inputs, void* output,
                      std::size_t width, int* status) {
-  const std::uint64_t count = mapping::element_count(plan.output);
   return with_width(width, [&](auto t) {
     using T = decltype(t);
-    join_kernel<T><<<blocks_for(count), kThreads>>>(
-        plan, reinterpret_cast<const T* const*>(inputs), static_cast<T*>(output), count, status);
-    return finish();
+    return launch(join_kernel<T>, mapping::element_count(plan.output), status, plan,
+                  reinterpret_cast<const T* const*>(inputs), static_cast<T*>(output));
   });
 }
 
 cudaError_t run_split(const mapping::SplitPlan& plan, std::uint32_t piece,
                       const mapping::TensorLayout& piece_layout, const void* input, void* output,
                       std::size_t width, int* status) {
-  const std::uint64_t count = mapping::element_count(piece_layout);
   return with_width(width, [&](auto t) {
     using T = decltype(t);
-    split_kernel<T><<<blocks_for(count), kThreads>>>(plan, piece, static_cast<const T*>(input),
-                                                     static_cast<T*>(output), count, status);
-    return finish();
+    return launch(split_kernel<T>, mapping::element_count(piece_layout), status, plan, piece,
+                  static_cast<const T*>(input), static_cast<T*>(output));
   });
 }
 
 cudaError_t run_scatter(const mapping::ScatterPlan& plan, const void* input, const void* indices,
                         IndexType index_type, const void* updates, void* output,
                         std::size_t width, int* status) {
-  const std::uint64_t count = mapping::element_count(plan.output);
   return with_width(width, [&](auto t) {
-    using T = decltype(t);
     return with_index(index_type, [&](auto index) {
+      using T = decltype(t);
       using I = decltype(index);
-      scatter_kernel<T, I><<<blocks_for(count), kThreads>>>(
-          plan, static_cast<const T*>(input), static_cast<const I*>(indices),
-          static_cast<const T*>(updates), static_cast<T*>(output), count, status);
-      return finish();
+      return launch(scatter_kernel<T, I>, mapping::element_count(plan.output), status, plan,
+                    static_cast<const T*>(input), static_cast<const I*>(indices),
+                    static_cast<const T*>(updates), static_cast<T*>(output));
     });
   });
 }
@@ -145,15 +142,13 @@ cudaError_t run_scatter(const mapping::ScatterPlan& plan, const void* input, con
 cudaError_t run_gather_nd1(const mapping::GatherNd1Plan& plan, const void* input,
                            const void* indices, IndexType index_type, void* output,
                            std::size_t width, int* status) {
-  const std::uint64_t count = mapping::element_count(plan.output);
   return with_width(width, [&](auto t) {
-    using T = decltype(t);
     return with_index(index_type, [&](auto index) {
+      using T = decltype(t);
       using I = decltype(index);
-      gather_nd1_kernel<T, I><<<blocks_for(count), kThreads>>>(
-          plan, static_cast<const T*>(input), static_cast<const I*>(indices),
-          static_cast<T*>(output), count, status);
-      return finish();
+      return launch(gather_nd1_kernel<T, I>, mapping::element_count(plan.output), status, plan,
+                    static_cast<const T*>(input), static_cast<const I*>(indices),
+                    static_cast<T*>(output));
     });
   });
 }
@@ -162,15 +157,13 @@ cudaError_t run_reverse_subsequences(const mapping::ReverseSubsequencesPlan& pla
                                      const void* input, const void* lengths,
                                      IndexType length_type, void* output, std::size_t width,
                                      int* status) {
-  const std::uint64_t count = mapping::element_count(plan.output);
   return with_width(width, [&](auto t) {
-    using T = decltype(t);
     return with_length(length_type, [&](auto length) {
+      using T = decltype(t);
       using L = decltype(length);
-      reverse_subsequences_kernel<T, L><<<blocks_for(count), kThreads>>>(
-          plan, static_cast<const T*>(input), static_cast<const L*>(lengths),
-          static_cast<T*>(output), count, status);
-      return finish();
+      return launch(reverse_subsequences_kernel<T, L>, mapping::element_count(plan.output),
+                    status, plan, static_cast<const T*>(input), static_cast<const L*>(lengths),
+                    static_cast<T*>(output));
     });
   });
 }

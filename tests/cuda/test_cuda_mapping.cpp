@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
-#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -88,22 +87,12 @@ void launch_and_check(F&& launch) {
   CHECK_MESSAGE(s[0] == 0, "an element did not map: mapping::Status ", s[0]);
 }
 
-template <class F>
-void for_each_index_type(F&& f) {
-  f(std::type_identity<std::int64_t>{});
-  f(std::type_identity<std::int32_t>{});
-  f(std::type_identity<std::uint64_t>{});
-  f(std::type_identity<std::uint32_t>{});
-}
-
 TEST_CASE_TEMPLATE("CUDA: JOIN's naive kernel agrees with the CPU operator", T,
                    DMLREF_CUDA_TYPES) {
   std::mt19937 rng(1611);
   for (int n = 0; n < kCasesPerType; ++n) {
     auto c = cases::join_case<T>(rng);
-    const auto inputs = cases::const_views(c.inputs);
-    const mapping::PieceTable table =
-        mapping::piece_table(std::span<const dmlref::TensorView<const T>>(inputs), c.axis);
+    const mapping::PieceTable table = c.pieces();
     const DeviceBuffer ends(table.ends);
     const DeviceBuffer layouts(table.layouts);
     mapping::JoinPlan plan = mapping::join_plan(table, mapping::layout_of(c.actual[0].view()));
@@ -131,9 +120,7 @@ TEST_CASE_TEMPLATE("CUDA: SPLIT's naive kernel agrees with the CPU operator", T,
   std::mt19937 rng(1612);
   for (int n = 0; n < kCasesPerType; ++n) {
     auto c = cases::split_case<T>(rng);
-    const auto outputs = cases::views(c.actual);
-    const mapping::PieceTable table =
-        mapping::piece_table(std::span<const dmlref::TensorView<T>>(outputs), c.axis);
+    const mapping::PieceTable table = c.pieces();
     const DeviceBuffer ends(table.ends);
     const DeviceBuffer layouts(table.layouts);
     mapping::SplitPlan plan = mapping::split_plan(mapping::layout_of(c.input.view()), table);
@@ -155,12 +142,10 @@ TEST_CASE_TEMPLATE("CUDA: SPLIT's naive kernel agrees with the CPU operator", T,
 TEST_CASE_TEMPLATE("CUDA: SCATTER's naive kernel agrees with the CPU operator", T,
                    DMLREF_CUDA_TYPES) {
   std::mt19937 rng(1613);
-  for_each_index_type([&]<class I>(std::type_identity<I>) {
+  dmlref::test::for_each_index_type([&]<class I>(std::type_identity<I>) {
     for (int n = 0; n < kCasesPerType; ++n) {
       auto c = cases::scatter_case<T, I>(rng);
-      const mapping::ScatterPlan plan = mapping::scatter_plan(
-          c.input.view(), c.indices.view(), c.updates.view(), c.actual[0].view(), c.axis,
-          c.policy);
+      const mapping::ScatterPlan plan = c.plan();
       const DeviceBuffer input(c.input.storage);
       const DeviceBuffer indices(c.indices.storage);
       const DeviceBuffer updates(c.updates.storage);
@@ -180,11 +165,10 @@ TEST_CASE_TEMPLATE("CUDA: SCATTER's naive kernel agrees with the CPU operator", 
 TEST_CASE_TEMPLATE("CUDA: GATHER_ND1's naive kernel agrees with the CPU operator", T,
                    DMLREF_CUDA_TYPES) {
   std::mt19937 rng(1614);
-  for_each_index_type([&]<class I>(std::type_identity<I>) {
+  dmlref::test::for_each_index_type([&]<class I>(std::type_identity<I>) {
     for (int n = 0; n < kCasesPerType; ++n) {
       auto c = cases::gather_nd1_case<T, I>(rng);
-      const mapping::GatherNd1Plan plan = mapping::gather_nd1_plan(
-          c.input.view(), c.indices.view(), c.actual[0].view(), c.r, c.q, c.b, c.policy);
+      const mapping::GatherNd1Plan plan = c.plan();
       const DeviceBuffer input(c.input.storage);
       const DeviceBuffer indices(c.indices.storage);
       DeviceBuffer output(c.actual[0].storage);
@@ -205,8 +189,7 @@ TEST_CASE_TEMPLATE("CUDA: REVERSE_SUBSEQUENCES's naive kernel agrees with the CP
   auto run = [&]<class L>(std::type_identity<L>) {
     for (int n = 0; n < kCasesPerType; ++n) {
       auto c = cases::reverse_subsequences_case<T, L>(rng);
-      const mapping::ReverseSubsequencesPlan plan = mapping::reverse_subsequences_plan(
-          c.input.view(), c.lengths.view(), c.actual[0].view(), c.axis);
+      const mapping::ReverseSubsequencesPlan plan = c.plan();
       const DeviceBuffer input(c.input.storage);
       const DeviceBuffer lengths(c.lengths.storage);
       DeviceBuffer output(c.actual[0].storage);
