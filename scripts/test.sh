@@ -1,7 +1,9 @@
 #!/bin/sh
 # Builds dmlref's tests and runs them all with CTest.
-#   scripts/test.sh              g++, build/ (the README's test command; CI runs it as is), then
-#                                the Python module's pytest suite (build-python/venv)
+#   scripts/test.sh              g++, build/ (the README's test command; CI runs it as is); where
+#                                CMake finds nvcc, also the CUDA kernels (tests/cuda/), which
+#                                CTest reports as skipped on a machine without a GPU; then the
+#                                Python module's pytest suite (build-python/venv)
 #   scripts/test.sh --sanitize   clang++ with AddressSanitizer + UBSan, build-sanitize/
 set -eu
 cd "$(dirname "$0")/.."
@@ -17,8 +19,9 @@ case "$mode" in
   --sanitize)
     dmlref_need_packages cmake clang make doctest-dev libbenchmark-dev libclang-rt-14-dev pkg-config
     dir=build-sanitize
-    # Benchmarks and tools are not sanitizer targets; the tests and examples are.
-    cfg="-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DDMLREF_SANITIZE=ON -DDMLREF_BUILD_BENCHMARKS=OFF"
+    # Benchmarks and tools are not sanitizer targets; the tests and examples are. The CUDA tests
+    # are not either (nvcc takes neither clang as its host compiler here nor the sanitizer flags).
+    cfg="-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DDMLREF_SANITIZE=ON -DDMLREF_BUILD_BENCHMARKS=OFF -DDMLREF_BUILD_CUDA_TESTS=OFF"
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     ;;

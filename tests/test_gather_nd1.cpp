@@ -47,14 +47,7 @@ std::vector<T> from_ints(std::initializer_list<int> values) {
   return out;
 }
 
-// Calls f(std::type_identity<I>{}) for each of the four index types.
-template <class F>
-void for_each_index_type(F&& f) {
-  f(std::type_identity<std::int64_t>{});
-  f(std::type_identity<std::int32_t>{});
-  f(std::type_identity<std::uint64_t>{});
-  f(std::type_identity<std::uint32_t>{});
-}
+using test::for_each_index_type;
 
 // Reports for same_elements, outside the template so doctest's macros are expanded once.
 bool report_size_mismatch(std::size_t got, std::size_t want) {

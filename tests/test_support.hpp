@@ -32,6 +32,15 @@
 
 namespace dmlref::test {
 
+// Calls f(std::type_identity<I>{}) for each of the four index types.
+template <class F>
+void for_each_index_type(F&& f) {
+  f(std::type_identity<std::int64_t>{});
+  f(std::type_identity<std::int32_t>{});
+  f(std::type_identity<std::uint64_t>{});
+  f(std::type_identity<std::uint32_t>{});
+}
+
 // A value of T that is distinct for every i in [0, 2^(8*sizeof(T))) for integers, and for
 // i < 2^15 for float16 (built from bit patterns that are not NaN), so a misplaced element never
 // passes by accident. Floats get non-integral values to exercise every mantissa bit.

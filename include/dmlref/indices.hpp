@@ -10,29 +10,19 @@
 #include <type_traits>
 
 #include "dmlref/data_type.hpp"
+#include "dmlref/mapping.hpp"
 
 namespace dmlref {
 
-// What to do with an index outside the dimension it addresses. DirectML documents no result, so
-// the default is an error; Clamp reproduces what DirectML is observed to do on gathers.
-enum class IndexPolicy : std::uint8_t {
-  Error,
-  Clamp,
-};
+// IndexPolicy (Error, Clamp) is declared with the device-usable mapping (mapping.hpp), whose
+// index functions below are the one definition of the rule.
 
 // The negative-index rule without the range check, for loops that test every index: the result
 // is below n exactly when the index is legal (in [-n, n) signed, [0, n) unsigned), and then it is
-// the element the index selects. -1 is n - 1; a value below -n wraps modulo 2^64 to n or more
-// (INT64_MIN included: n < 2^63), as does any value of n or more. No branch, so a check or a
-// gather loop over it vectorises.
+// the element the index selects (mapping::wrap_index).
 template <IndexElement I>
 constexpr std::uint64_t wrap_index(I value, std::uint64_t n) noexcept {
-  const auto u = static_cast<std::uint64_t>(value);
-  if constexpr (std::is_signed_v<I>) {
-    return u + (value < 0 ? n : 0);
-  } else {
-    return u;
-  }
+  return mapping::wrap_index(value, n);
 }
 
 // The index after the negative-index rule, or nullopt when it is outside [0, n).
@@ -87,11 +77,7 @@ bool all_indices_legal(const I* run, std::int64_t step, std::uint64_t n,
 // Clamping policy: the negative-index rule first, then clamp into [0, n-1] (n >= 1).
 template <IndexElement I>
 constexpr std::uint64_t clamp_index(I value, std::uint64_t n) noexcept {
-  if (auto k = normalize_index(value, n)) return *k;
-  if constexpr (std::is_signed_v<I>) {
-    if (value < 0) return 0;
-  }
-  return n - 1;
+  return mapping::clamp_index(value, n);
 }
 
 // The legal range in messages: "[-4, 3]" for signed index types, "[0, 3]" for unsigned.

@@ -25,6 +25,7 @@
 #include "dmlref/feature_level.hpp"
 #include "dmlref/indices.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/mapping_plans.hpp"
 #include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
@@ -270,27 +271,13 @@ template <class T, IndexElement I>
 void gather_nd1_reference(TensorView<const T> input, TensorView<const I> indices,
                           TensorView<T> output, std::uint32_t r, std::uint32_t q, std::uint32_t b,
                           IndexPolicy policy) {
-  // Under IndexPolicy::Error the G10 pass proved every index in range, and there clamp_index is
-  // the negative-index rule alone; under IndexPolicy::Clamp it also clamps. One call serves both.
-  (void)policy;
-  const std::uint32_t rank = output.rank();
-  const std::uint32_t m = indices.size(rank - 1);
-  const std::uint32_t k = r - b - m;
-  const std::uint32_t meaningful = (q - 1) + k;
-  const std::uint32_t lead = rank - meaningful;  // o[lead + i] is t[i]
+  // The mapping is the device-usable one (mapping.hpp), the same a GPU kernel calls: the tuple
+  // t = B ++ G ++ S of `o`, its m indices resolved under `policy` (G10 proved them in range under
+  // IndexPolicy::Error), the input element they address.
+  const mapping::GatherNd1Plan plan = mapping::gather_nd1_plan(input, indices, output, r, q, b,
+                                                               policy);
   for_each_coordinate(output.layout(), [&](const Coord& o) {
-    // t = B ++ G ++ S: b batch, q - 1 - b grid, k slice coordinates.
-    Coord ic{};  // [0]*(R-q) ++ B ++ G ++ [j]
-    for (std::uint32_t i = 0; i + 1 < q; ++i) ic[rank - q + i] = o[lead + i];
-    Coord xc{};  // [0]*(R-r) ++ B ++ [idx_0 .. idx_{m-1}] ++ S
-    for (std::uint32_t i = 0; i < b; ++i) xc[rank - r + i] = o[lead + i];
-    for (std::uint32_t j = 0; j < m; ++j) {
-      ic[rank - 1] = j;
-      const std::uint32_t dim = rank - r + b + j;
-      xc[dim] = static_cast<std::uint32_t>(clamp_index(indices[ic], input.size(dim)));
-    }
-    for (std::uint32_t s = 0; s < k; ++s) xc[rank - k + s] = o[lead + (q - 1) + s];
-    output[o] = input[xc];
+    output[o] = input.data()[mapping::gather_nd1_source(plan, o.data(), indices.data()).offset];
   });
 }
 

@@ -18,6 +18,7 @@
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/mapping_plans.hpp"
 #include "dmlref/ops/pieces.hpp"
 #include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
@@ -98,18 +99,12 @@ inline void check_join_support(std::span<const Layout> inputs, std::span<const D
 template <class T>
 void join_reference(std::span<const TensorView<const T>> inputs, const TensorView<T>& output,
                     std::uint32_t axis) {
-  std::vector<std::uint32_t> ends(inputs.size());  // base_i + Sizes[Axis]
-  std::uint32_t running = 0;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    running += inputs[i].size(axis);  // J6 bounds the sum by the output's size
-    ends[i] = running;
-  }
+  // The mapping is the device-usable one (mapping.hpp), the same a GPU kernel calls.
+  const mapping::PieceTable pieces = mapping::piece_table(inputs, axis);
+  const mapping::JoinPlan plan = mapping::join_plan(pieces, mapping::layout_of(output));
   for_each_coordinate(output.layout(), [&](const Coord& o) {
-    const auto i = static_cast<std::size_t>(
-        std::upper_bound(ends.begin(), ends.end(), o[axis]) - ends.begin());
-    Coord c = o;
-    c[axis] = o[axis] - (ends[i] - inputs[i].size(axis));
-    std::memcpy(&output[o], &inputs[i][c], sizeof(T));
+    const mapping::PieceOffset from = mapping::join_source(plan, o.data());
+    std::memcpy(&output[o], inputs[from.piece].data() + from.offset, sizeof(T));
   });
 }
 

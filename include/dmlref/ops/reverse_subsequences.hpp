@@ -29,6 +29,7 @@
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/mapping_plans.hpp"
 #include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
@@ -142,17 +143,16 @@ template <class T, SequenceLengthElement L>
 void reverse_subsequences_reference(TensorView<const T> input,
                                     TensorView<const L> sequence_lengths, TensorView<T> output,
                                     std::uint32_t axis) {
-  const std::uint64_t axis_size = input.size(axis);
+  // The mapping is the device-usable one (mapping.hpp), the same a GPU kernel calls: the length
+  // at coordinate 0 of Axis (R3), clamped to the axis size, then the reversed position.
+  const mapping::ReverseSubsequencesPlan plan =
+      mapping::reverse_subsequences_plan(input, sequence_lengths, output, axis);
   for_each_coordinate(output.layout(), [&](const Coord& o) {
-    Coord at = o;
-    at[axis] = 0;  // R3: one length per subsequence, stored at coordinate 0 of Axis
-    // A length above the axis size clamps ("behaves as if clamped to the maximum"), not an error.
     const std::uint64_t length =
-        std::min(static_cast<std::uint64_t>(sequence_lengths[at]), axis_size);
-    const std::uint32_t a = o[axis];
-    at[axis] = a < length ? static_cast<std::uint32_t>(length - 1 - a) : a;
+        sequence_lengths.data()[mapping::reverse_subsequences_length_offset(plan, o.data())];
     // memcpy moves the bits themselves: no floating-point load that could quiet a signalling NaN.
-    std::memcpy(&output[o], &input[at], sizeof(T));
+    const std::int64_t from = mapping::reverse_subsequences_source(plan, o.data(), length);
+    std::memcpy(&output[o], input.data() + from, sizeof(T));
   });
 }
 

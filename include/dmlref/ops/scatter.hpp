@@ -25,6 +25,7 @@
 #include "dmlref/float16.hpp"
 #include "dmlref/indices.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/mapping_plans.hpp"
 #include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
@@ -477,12 +478,14 @@ template <class T, IndexElement I>
 void scatter_reference(const TensorView<const T>& input, const TensorView<const I>& indices,
                        const TensorView<const T>& updates, const TensorView<T>& output,
                        std::uint32_t axis) {
+  // The mapping is the device-usable one (mapping.hpp), the same a GPU kernel calls. Validated
+  // indices all lie in [-n, n), where IndexPolicy::Clamp is the negative-index rule alone, so
+  // one plan serves both policies.
+  const mapping::ScatterPlan plan =
+      mapping::scatter_plan(input, indices, updates, output, axis, IndexPolicy::Clamp);
   for_each_coordinate(output.layout(), [&](const Coord& c) { output[c] = input[c]; });
-  const std::uint32_t n = input.size(axis);
   for_each_coordinate(indices.layout(), [&](const Coord& u) {
-    Coord c = u;
-    c[axis] = scatter_target_index(indices[u], n);
-    output[c] = updates[u];
+    output.data()[mapping::scatter_target(plan, u.data(), indices[u]).offset] = updates[u];
   });
 }
 

@@ -17,6 +17,7 @@
 #include "dmlref/error.hpp"
 #include "dmlref/feature_level.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/mapping_plans.hpp"
 #include "dmlref/ops/pieces.hpp"
 #include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
@@ -97,14 +98,14 @@ inline void check_split_support(const Layout& input, DataType input_type,
 template <class T>
 void split_reference(const TensorView<const T>& input, std::span<const TensorView<T>> outputs,
                      std::uint32_t axis) {
-  std::uint32_t base = 0;
-  for (const TensorView<T>& output : outputs) {
+  // The mapping is the device-usable one (mapping.hpp), the same a GPU kernel calls.
+  const mapping::PieceTable pieces = mapping::piece_table(outputs, axis);
+  const mapping::SplitPlan plan = mapping::split_plan(mapping::layout_of(input), pieces);
+  for (std::uint32_t i = 0; i < plan.pieces.count; ++i) {
+    const TensorView<T>& output = outputs[i];
     for_each_coordinate(output.layout(), [&](const Coord& o) {
-      Coord c = o;
-      c[axis] = o[axis] + base;
-      std::memcpy(&output[o], &input[c], sizeof(T));
+      std::memcpy(&output[o], input.data() + mapping::split_source(plan, i, o.data()), sizeof(T));
     });
-    base += output.size(axis);
   }
 }
 
