@@ -477,8 +477,7 @@ class NpyArray {
 
  private:
   struct Unfilled {};
-  // Checked like the public constructor, with the storage reserved but not yet filled (reserving
-  // touches no memory, so an array read from a stream costs only what the stream delivers).
+  // Checked like the public constructor, with no storage yet: from_stream fills it.
   NpyArray(DataType type, std::vector<std::uint32_t> sizes, bool fortran_order, std::string name,
            Unfilled)
       : NpyArray(type, {1}, fortran_order, std::move(name)) {
@@ -486,7 +485,6 @@ class NpyArray {
     detail::check_layout("npy", name_, Layout::packed(sizes_));
     finish_layout();
     storage_.clear();
-    storage_.reserve(storage_size());
   }
 
  public:
@@ -539,11 +537,15 @@ class NpyArray {
     }
     NpyArray a(h.data_type, h.sizes, h.fortran_order, std::move(name), Unfilled{});
     a.version_ = h.version;
-    // In chunks into the reserved storage, so a stream that ends early costs what it delivered.
+    // In chunks: with the size checked the storage is allocated once; a stream of unknown size
+    // grows it as data arrives, so a header's promise costs only what the stream delivers.
     const auto data_bytes = static_cast<std::size_t>(h.data_bytes);
+    if (stream_size) a.storage_.reserve(a.storage_size());
     while (a.storage_.size() < data_bytes) {
       const std::size_t at = a.storage_.size();
-      const std::size_t chunk = std::min<std::size_t>(data_bytes - at, std::size_t{1} << 24);
+      // Growing with what has arrived: never more than twice the data read so far (plus 64 KiB).
+      const std::size_t chunk =
+          std::min(data_bytes - at, std::min(std::max(at, std::size_t{1} << 16), std::size_t{1} << 26));
       a.storage_.resize(at + chunk);
       const std::size_t got = read_some(in, a.storage_.data() + at, chunk, a.name_);
       if (got < chunk) detail::check_npy_data_size(a.name_, h, at + got);
