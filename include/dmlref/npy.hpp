@@ -345,7 +345,8 @@ std::string npy_shape_text(std::span<const Int> sizes) {
 
 // The data must be exactly as long as the header says: shorter is truncated, longer means the
 // header does not describe the file.
-inline void check_npy_data_size(std::string_view name, const NpyHeader& h, std::uint64_t available) {
+inline void check_npy_data_size(std::string_view name, const NpyHeader& h,
+                                std::uint64_t available) {
   if (available == h.data_bytes) return;
   const std::string shape = npy_shape_text(std::span<const std::uint32_t>(h.sizes));
   if (available < h.data_bytes) {
@@ -438,7 +439,8 @@ inline NpyHeader parse_npy_dict(std::string_view text, const NpyPreamble& preamb
 // the data the header promises. `name` (a file name) goes into every message.
 inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_view name) {
   const detail::NpyPreamble preamble =
-      detail::parse_npy_preamble(bytes.first(std::min(bytes.size(), detail::kNpyMaxPreamble)), name);
+      detail::parse_npy_preamble(bytes.first(std::min(bytes.size(), detail::kNpyMaxPreamble)),
+                                 name);
   if (bytes.size() - preamble.size < preamble.header_length) {
     detail::fail_npy_header_truncated(name, preamble, bytes.size() - preamble.size);
   }
@@ -533,7 +535,9 @@ class NpyArray {
     if (header_got < text.size()) detail::fail_npy_header_truncated(name, preamble, header_got);
     const NpyHeader h = detail::parse_npy_dict(text, preamble, name);
     if (stream_size) {
-      detail::check_npy_data_size(name, h, *stream_size - std::min<std::uint64_t>(*stream_size, h.data_offset));
+      const std::uint64_t after_header =
+          *stream_size - std::min<std::uint64_t>(*stream_size, h.data_offset);
+      detail::check_npy_data_size(name, h, after_header);
     }
     NpyArray a(h.data_type, h.sizes, h.fortran_order, std::move(name), Unfilled{});
     a.version_ = h.version;
@@ -544,8 +548,8 @@ class NpyArray {
     while (a.storage_.size() < data_bytes) {
       const std::size_t at = a.storage_.size();
       // Growing with what has arrived: never more than twice the data read so far (plus 64 KiB).
-      const std::size_t chunk =
-          std::min(data_bytes - at, std::min(std::max(at, std::size_t{1} << 16), std::size_t{1} << 26));
+      const std::size_t step = std::min(std::max(at, std::size_t{1} << 16), std::size_t{1} << 26);
+      const std::size_t chunk = std::min(data_bytes - at, step);
       a.storage_.resize(at + chunk);
       const std::size_t got = read_some(in, a.storage_.data() + at, chunk, a.name_);
       if (got < chunk) detail::check_npy_data_size(a.name_, h, at + got);
@@ -764,7 +768,8 @@ inline void write_npy(std::ostream& out, const NpyArray& array,
     } else {
       (void)element_bytes;
     }
-    out.write(reinterpret_cast<const char*>(part.data()), static_cast<std::streamsize>(part.size()));
+    out.write(reinterpret_cast<const char*>(part.data()),
+              static_cast<std::streamsize>(part.size()));
   }
 }
 

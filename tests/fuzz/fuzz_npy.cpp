@@ -84,7 +84,8 @@ void write_seeds(const char* dir) {
   const auto save = [&](const NpyArray& a, NpyVersion v) {
     const std::vector<std::byte> image = npy_bytes(a, v);
     std::ofstream out(std::string(dir) + "/seed" + std::to_string(n++) + ".npy", std::ios::binary);
-    out.write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+    out.write(reinterpret_cast<const char*>(image.data()),
+              static_cast<std::streamsize>(image.size()));
   };
   for (DataType t : kAllDataTypes) {
     NpyArray a(t, {2, 3});
@@ -118,13 +119,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
            from_bytes.error + "'");
   }
   // Unknown size: the same verdict, though a longer-than-described stream is worded differently.
-  const Outcome from_pipe = outcome_of([&] { return NpyArray::from_stream(unsized, "f.npy", std::nullopt); });
+  const Outcome from_pipe =
+      outcome_of([&] { return NpyArray::from_stream(unsized, "f.npy", std::nullopt); });
   if (from_pipe.ok != from_bytes.ok || (from_pipe.ok && !(from_pipe == from_bytes))) {
     defect("the stream reader (size unknown) disagrees: '" + from_pipe.error + "' vs '" +
            from_bytes.error + "'");
   }
   if (!from_bytes.ok) {
-    if (std::getenv("DMLREF_FUZZ_EXPECT_VALID") != nullptr) defect("seed rejected: " + from_bytes.error);
+    if (std::getenv("DMLREF_FUZZ_EXPECT_VALID") != nullptr) {
+      defect("seed rejected: " + from_bytes.error);
+    }
     return 0;
   }
   ++stats().accepted;
