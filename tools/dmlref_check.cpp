@@ -96,7 +96,8 @@ conformance suites of DxDispatch models (README.md: "Run the suite on a DirectML
 )";
 
 // Sizes without their leading 1s, keeping at least one dimension ({1,1,3} -> {3}, {1} -> {1}).
-std::vector<std::uint32_t> without_leading_ones(std::vector<std::uint32_t> s, std::size_t keep = 1) {
+std::vector<std::uint32_t> without_leading_ones(std::vector<std::uint32_t> s,
+                                                std::size_t keep = 1) {
   std::size_t drop = 0;
   while (s.size() - drop > keep && s[drop] == 1) ++drop;
   s.erase(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(drop));
@@ -466,7 +467,8 @@ class Checker {
     NpyArray& out = add_output(inputs_[0].data_type(), sizes, "OutputTensor");
     // numpy/ONNX: rank (q - 1) + (r - b - m); DirectML pads it with leading 1s to the shared rank.
     const std::uint32_t m = inputs_[1].sizes().back();
-    outputs_.file_sizes.push_back(without_leading_ones(sizes, std::max<std::size_t>(1, q - 1 + r - b - m)));
+    const std::size_t numpy_rank = std::max<std::size_t>(1, q - 1 + r - b - m);
+    outputs_.file_sizes.push_back(without_leading_ones(sizes, numpy_rank));
     const BufferTensorDesc in_desc = inputs_[0].desc(), idx_desc = inputs_[1].desc(),
                            out_desc = out.desc();
     GatherNd1OperatorDesc desc;

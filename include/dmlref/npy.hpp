@@ -345,7 +345,8 @@ std::string npy_shape_text(std::span<const Int> sizes) {
 
 // The data must be exactly as long as the header says: shorter is truncated, longer means the
 // header does not describe the file.
-inline void check_npy_data_size(std::string_view name, const NpyHeader& h, std::uint64_t available) {
+inline void check_npy_data_size(std::string_view name, const NpyHeader& h,
+                                std::uint64_t available) {
   if (available == h.data_bytes) return;
   const std::string shape = npy_shape_text(std::span<const std::uint32_t>(h.sizes));
   if (available < h.data_bytes) {
@@ -438,7 +439,8 @@ inline NpyHeader parse_npy_dict(std::string_view text, const NpyPreamble& preamb
 // the data the header promises. `name` (a file name) goes into every message.
 inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_view name) {
   const detail::NpyPreamble preamble =
-      detail::parse_npy_preamble(bytes.first(std::min(bytes.size(), detail::kNpyMaxPreamble)), name);
+      detail::parse_npy_preamble(bytes.first(std::min(bytes.size(), detail::kNpyMaxPreamble)),
+                                 name);
   if (bytes.size() - preamble.size < preamble.header_length) {
     detail::fail_npy_header_truncated(name, preamble, bytes.size() - preamble.size);
   }
@@ -477,8 +479,7 @@ class NpyArray {
 
  private:
   struct Unfilled {};
-  // Checked like the public constructor, with the storage reserved but not yet filled (reserving
-  // touches no memory, so an array read from a stream costs only what the stream delivers).
+  // Checked like the public constructor, with no storage yet: from_stream fills it.
   NpyArray(DataType type, std::vector<std::uint32_t> sizes, bool fortran_order, std::string name,
            Unfilled)
       : NpyArray(type, {1}, fortran_order, std::move(name)) {
@@ -486,7 +487,6 @@ class NpyArray {
     detail::check_layout("npy", name_, Layout::packed(sizes_));
     finish_layout();
     storage_.clear();
-    storage_.reserve(storage_size());
   }
 
  public:
@@ -535,15 +535,21 @@ class NpyArray {
     if (header_got < text.size()) detail::fail_npy_header_truncated(name, preamble, header_got);
     const NpyHeader h = detail::parse_npy_dict(text, preamble, name);
     if (stream_size) {
-      detail::check_npy_data_size(name, h, *stream_size - std::min<std::uint64_t>(*stream_size, h.data_offset));
+      const std::uint64_t after_header =
+          *stream_size - std::min<std::uint64_t>(*stream_size, h.data_offset);
+      detail::check_npy_data_size(name, h, after_header);
     }
     NpyArray a(h.data_type, h.sizes, h.fortran_order, std::move(name), Unfilled{});
     a.version_ = h.version;
-    // In chunks into the reserved storage, so a stream that ends early costs what it delivered.
+    // In chunks: with the size checked the storage is allocated once; a stream of unknown size
+    // grows it as data arrives, so a header's promise costs only what the stream delivers.
     const auto data_bytes = static_cast<std::size_t>(h.data_bytes);
+    if (stream_size) a.storage_.reserve(a.storage_size());
     while (a.storage_.size() < data_bytes) {
       const std::size_t at = a.storage_.size();
-      const std::size_t chunk = std::min<std::size_t>(data_bytes - at, std::size_t{1} << 24);
+      // Growing with what has arrived: never more than twice the data read so far (plus 64 KiB).
+      const std::size_t step = std::min(std::max(at, std::size_t{1} << 16), std::size_t{1} << 26);
+      const std::size_t chunk = std::min(data_bytes - at, step);
       a.storage_.resize(at + chunk);
       const std::size_t got = read_some(in, a.storage_.data() + at, chunk, a.name_);
       if (got < chunk) detail::check_npy_data_size(a.name_, h, at + got);
@@ -762,7 +768,8 @@ inline void write_npy(std::ostream& out, const NpyArray& array,
     } else {
       (void)element_bytes;
     }
-    out.write(reinterpret_cast<const char*>(part.data()), static_cast<std::streamsize>(part.size()));
+    out.write(reinterpret_cast<const char*>(part.data()),
+              static_cast<std::streamsize>(part.size()));
   }
 }
 
