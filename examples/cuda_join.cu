@@ -25,6 +25,7 @@ namespace mapping = dmlref::mapping;
 namespace {
 
 // One thread per output element (grid-stride), moving 4-byte elements as bits.
+// README: cuda_join
 __global__ void join_kernel(mapping::JoinPlan plan, const float* const* inputs, float* output) {
   const std::uint64_t count = mapping::element_count(plan.output);
   const std::uint64_t step = std::uint64_t{gridDim.x} * blockDim.x;
@@ -36,6 +37,7 @@ __global__ void join_kernel(mapping::JoinPlan plan, const float* const* inputs, 
     if (from.ok()) output[mapping::offset_of(plan.output, o)] = inputs[from.piece][from.offset];
   }
 }
+// README: end
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {

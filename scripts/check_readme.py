@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when a C++ block of README.md is not, line for line, a snippet of an example program.
+"""Fails when a C++ block of README.md is not, line for line, a snippet of an example program
+(examples/*.cpp, or *.cu for the GPU example).
 
 Examples mark each snippet the README shows with `// README: <name>` ... `// README: end`; the
 programs run in CI (scripts/examples.sh) and check their results, so a README block that matches
@@ -25,7 +26,8 @@ def normalise(lines):
 
 def snippets():
     found = {}
-    for path in sorted((ROOT / "examples").glob("*.cpp")):
+    examples = ROOT / "examples"
+    for path in sorted([*examples.glob("*.cpp"), *examples.glob("*.cu")]):
         name, body = None, []
         for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
             if END.match(line):
@@ -52,7 +54,7 @@ def main():
         if not any(lines == body for body in known.values()):
             first = lines[0] if lines else "(empty)"
             print(f"check_readme.py: README.md has a C++ block (starting '{first}') that is not "
-                  "a snippet of examples/*.cpp; copy it from one (between // README: markers)",
+                  "a snippet of examples/*.cpp or *.cu; copy it from one (between // README: markers)",
                   file=sys.stderr)
             bad += 1
     if bad:
