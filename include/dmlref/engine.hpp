@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "dmlref/layout.hpp"
+#include "dmlref/mapping.hpp"
 #include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
@@ -247,6 +248,14 @@ struct ReversedRuns {
 };
 static_assert(std::is_trivially_copyable_v<ReversedRuns>);
 
+// Position `a` of a run reads from here: the rule is mapping::reversed_position, the one the
+// reference loop and GPU kernels use (axis sizes are at most 2^32 - 1, T4).
+inline std::uint64_t reversed_source(std::uint64_t a, std::uint64_t length,
+                                     std::uint64_t axis_size) noexcept {
+  return mapping::reversed_position(static_cast<std::uint32_t>(a), length,
+                                    static_cast<std::uint32_t>(axis_size));
+}
+
 // The operator's length reader: `count` lengths at position first + i * step, each at most
 // `axis_size` (the operator clamps by its rules).
 using RunLengthsFn = void (*)(const void* lengths, std::int64_t first, std::int64_t step,
@@ -287,7 +296,7 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
                       [l0](std::uint64_t l) { return l == l0; })) {
         for (std::uint64_t a = 0; a < axis_size; ++a) {
           const auto at = static_cast<std::int64_t>(a);
-          const auto from = static_cast<std::int64_t>(a < l0 ? l0 - 1 - a : a);
+          const auto from = static_cast<std::int64_t>(reversed_source(a, l0, axis_size));
           copy_run(src + from * ia, is, dst + at * oa, os, count);
         }
         return;
@@ -298,8 +307,7 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
           const auto at = static_cast<std::int64_t>(a);
           for (std::uint64_t j = g0; j < g1; ++j) {
             const auto jj = static_cast<std::int64_t>(j);
-            const std::uint64_t l = length[j];
-            const auto from = static_cast<std::int64_t>(a < l ? l - 1 - a : a);
+            const auto from = static_cast<std::int64_t>(reversed_source(a, length[j], axis_size));
             store_bits(dst + (at * oa + jj * os), load_bits(src + (from * ia + jj * is)));
           }
         }
