@@ -379,6 +379,7 @@ TEST_CASE("dmlref-check: --out naming a file the call reads is refused (exit 2),
                                          "' are the same file"), r.output);
     CHECK(file_text(wrong) == before);
   }
+  const std::string a_before = file_text(a);
   Run r = run_tool(dir, join + " --out '" + a + "'");
   CHECK(r.status == 2);
   CHECK(contains(r.output, "--out '" + a + "' and --input '" + a + "' are the same file"));
@@ -393,7 +394,9 @@ TEST_CASE("dmlref-check: --out naming a file the call reads is refused (exit 2),
   r = run_tool(dir, "split --axis 0 --count 2 --input '" + whole + "' --out-prefix '" +
                         (dir / "whol") + "' --out '" + whole + "'");
   CHECK(r.status == 2);
-  CHECK(file_text(a).size() > 0);
+  CHECK_MESSAGE(contains(r.output, "--out '" + whole + "' and --input '" + whole +
+                                       "' are the same file"), r.output);
+  CHECK(file_text(a) == a_before);
   CHECK(values_of<float>(whole) == std::vector<float>{1, 2, 3, 4});
 }
 
@@ -495,12 +498,19 @@ TEST_CASE("dmlref-check: gather_nd1 --out has numpy's shape; --actual may carry 
   CHECK_MESSAGE(r.status == 0, r.output);
   // Rows of a 3-d input by 2-d indices of different rank: (3, 1) indices into (2, 3, 4) give
   // numpy's (3, 3, 4).
-  const auto cube = save<std::uint8_t>(dir, "cube.npy", {2, 3, 4}, std::vector<std::uint8_t>(24, 5));
+  std::vector<std::uint8_t> cube_values(24);
+  for (std::uint8_t i = 0; i < 24; ++i) cube_values[i] = i;  // element (i, j, k) holds 12i + 4j + k
+  const auto cube = save<std::uint8_t>(dir, "cube.npy", {2, 3, 4}, cube_values);
   const auto rows = save<std::int64_t>(dir, "rows.npy", {3, 1}, {1, 0, 1});
   r = run_tool(dir, "gather_nd1 --input '" + cube + "' --indices '" + rows + "' --out '" +
                         (dir / "c.npy") + "'");
   REQUIRE_MESSAGE(r.status == 0, r.output);
   CHECK(dmlref::read_npy(dir / "c.npy").sizes() == std::vector<std::uint32_t>{3, 3, 4});
+  std::vector<std::uint8_t> rows_1_0_1;  // cube[1], cube[0], cube[1]
+  for (std::uint8_t first : {12, 0, 12}) {
+    for (std::uint8_t i = 0; i < 12; ++i) rows_1_0_1.push_back(static_cast<std::uint8_t>(first + i));
+  }
+  CHECK(values_of<std::uint8_t>(dir / "c.npy") == rows_1_0_1);
   r = run_tool(dir, args + " --batch-dims -1 --out '" + (dir / "n.npy") + "'");
   CHECK(r.status == 2);
   CHECK(contains(r.output, "--batch-dims -1 is not a number"));

@@ -363,7 +363,9 @@ def test_gather_nd1_batch_dims_and_shapes():
     assert y.shape == (3, 2)
     assert same_bits(y, gather_nd_numpy(x, indices, 1))
     x = distinct((2, 3, 4), np.int64)
-    indices = np.array([[[2], [0]], [[1], [1]]], np.int32).transpose(0, 1, 2)
+    # [[[2], [0]], [[1], [1]]] as a transposed (non-contiguous) view
+    indices = np.array([[[2], [1]], [[0], [1]]], np.int32).transpose(1, 0, 2)
+    assert not indices.flags.c_contiguous and indices[0, 1, 0] == 0
     y = dmlref.gather_nd1(x, indices, batch_dims=1)
     assert y.shape == (2, 2, 4)
     assert same_bits(y, gather_nd_numpy(x, indices, 1))
@@ -522,12 +524,18 @@ def test_compare_all_dtypes_reversed(dtype):
 
 def test_concurrent_calls_from_threads():  # the GIL is released while computing
     import threading
-    a = np.zeros((1024, 4096), np.uint8)
-    results = []
-    threads = [threading.Thread(target=lambda: results.append(dmlref.join([a, a], axis=1).shape))
-               for _ in range(4)]
+    inputs = [(np.arange(1024 * 4096) % (251 - k)).astype(np.uint8).reshape(1024, 4096)
+              for k in range(4)]
+    results = [None] * 4
+
+    def run(k):
+        results[k] = dmlref.join([inputs[k], inputs[(k + 1) % 4]], axis=1)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert results == [(1024, 8192)] * 4
+    for k in range(4):  # each thread's own result, not a neighbour's
+        np.testing.assert_array_equal(results[k],
+                                      np.concatenate([inputs[k], inputs[(k + 1) % 4]], axis=1))
