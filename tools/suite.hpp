@@ -740,16 +740,9 @@ inline dmlref::Buffer buffer_of(Model& m, const std::string& field) {
   return {b.bytes.data(), b.bytes.size()};
 }
 
-inline dmlref::Layout layout_of(const dmlref::BufferTensorDesc& d) {
-  const std::span<const std::uint32_t> sizes(d.Sizes, d.DimensionCount);
-  if (d.Strides == nullptr) return dmlref::Layout::packed(sizes);
-  std::vector<std::int64_t> strides(d.Strides, d.Strides + d.DimensionCount);
-  return dmlref::Layout::strided(sizes, strides);
-}
-
 template <class T>
 dmlref::TensorView<T> view_of_desc(const dmlref::BufferTensorDesc& d, const void* data) {
-  return dmlref::TensorView<T>(static_cast<T*>(const_cast<void*>(data)), layout_of(d));
+  return dmlref::TensorView<T>(static_cast<T*>(const_cast<void*>(data)), dmlref::detail::layout_of_desc(d));
 }
 
 }  // namespace detail
@@ -867,7 +860,7 @@ inline std::vector<Collision> scatter_collisions(Model& m) {
   const auto found = find_scatter_collisions(desc, detail::buffer_of(m, "InputTensor"),
                                              detail::buffer_of(m, "IndicesTensor"),
                                              detail::buffer_of(m, "UpdatesTensor"));
-  const Layout out = detail::layout_of(*desc.OutputTensor);
+  const Layout out = dmlref::detail::layout_of_desc(*desc.OutputTensor);
   std::vector<Collision> result;
   for (const auto& c : found) {
     Collision k;

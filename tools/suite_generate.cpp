@@ -538,7 +538,7 @@ struct InvalidSpec {
 
 CasePlan base_case(OpContext& c) {
   const DataType type = c.types.front() == DataType::Float64 ? DataType::Float32 : c.types.front();
-  const DataType index_type = c.index_types.empty() ? DataType::UInt32 : DataType::UInt32;
+  const DataType index_type = DataType::UInt32;
   CasePlan p;
   if (c.op == "join") {
     p.tensors = {tensor("InputTensors[0]", type, {2, 1, 4, 2}), tensor("InputTensors[1]", type, {2, 2, 4, 2}),
@@ -1402,7 +1402,12 @@ int generate_main(int argc, char** argv) {
     if (fs::exists(out)) {
       const fs::path old = out.parent_path() / ("." + out.filename().string() + ".old-" + stamp);
       fs::rename(out, old);
-      fs::rename(tmp, out);
+      try {
+        fs::rename(tmp, out);
+      } catch (...) {
+        fs::rename(old, out, ec);  // put the old suite back: never leave DIR missing
+        throw;
+      }
       fs::remove_all(old, ec);
     } else {
       fs::rename(tmp, out);

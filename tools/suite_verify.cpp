@@ -1,9 +1,9 @@
 // dmlref-check verify: grades a device's run of a generated suite (see suite_generate.cpp).
+#include "cli_files.hpp"
 #include "suite_commands.hpp"
 
 #include <iostream>
 #include <set>
-#include <unistd.h>
 
 namespace dmlref_suite {
 namespace {
@@ -89,7 +89,7 @@ dmlref::Layout output_layout(const fs::path& case_dir, const std::string& tensor
     t = &desc.at(tensor);
   }
   std::list<detail::DescStore> store;
-  return detail::layout_of(*detail::parse_tensor(store, *t));
+  return dmlref::detail::layout_of_desc(*detail::parse_tensor(store, *t));
 }
 
 struct Mismatch {
@@ -330,16 +330,11 @@ int verify_main(int argc, char** argv) {
     std::cout << failed << " failed, " << not_run << " not run, " << passed << " passed\n";
   }
   if (!a.junit.empty()) {
-    // Written whole or not at all: a temporary file beside it, then a rename.
-    const fs::path tmp = a.junit.string() + ".tmp-" + std::to_string(::getpid());
-    try {
-      write_text(tmp, junit_xml(ops, outcomes));
-      fs::rename(tmp, a.junit);
-    } catch (...) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw;
-    }
+    // Written whole or not at all, as every output of dmlref-check (cli_files.hpp).
+    dmlref::cli::AtomicOutput junit(a.junit.string());
+    junit.stream() << junit_xml(ops, outcomes);
+    junit.finish();
+    junit.commit();
   }
   return failed == 0 && not_run == 0 ? 0 : 1;
 }
