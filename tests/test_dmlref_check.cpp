@@ -391,11 +391,15 @@ TEST_CASE("dmlref-check: --out naming a file the call reads is refused (exit 2),
                         "' --out '" + (dir / "p.npy") + "'");
   CHECK(r.status == 2);
   CHECK(contains(r.output, "are the same file"));
-  r = run_tool(dir, "split --axis 0 --count 2 --input '" + whole + "' --out-prefix '" +
-                        (dir / "whol") + "' --out '" + whole + "'");
+  // --out-prefix: the first piece's name, piece0.npy, is the input itself.
+  const auto piece0 = save<float>(dir, "piece0.npy", {4}, {1, 2, 3, 4});
+  r = run_tool(dir, "split --axis 0 --count 2 --input '" + piece0 + "' --out-prefix '" +
+                        (dir / "piece") + "'");
   CHECK(r.status == 2);
-  CHECK_MESSAGE(contains(r.output, "--out '" + whole + "' and --input '" + whole +
+  CHECK_MESSAGE(contains(r.output, "--out-prefix '" + piece0 + "' and --input '" + piece0 +
                                        "' are the same file"), r.output);
+  CHECK(values_of<float>(piece0) == std::vector<float>{1, 2, 3, 4});
+  CHECK_FALSE(fs::exists(dir / "piece1.npy"));
   CHECK(file_text(a) == a_before);
   CHECK(values_of<float>(whole) == std::vector<float>{1, 2, 3, 4});
 }

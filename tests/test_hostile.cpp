@@ -926,6 +926,11 @@ TEST_CASE("hostile: SPLIT into 65,536 outputs and JOIN back (T13 over 65,537 ten
   }
   split(SplitOperatorDesc{&w, kPieces, pieces.data(), 1}, ConstBuffer(input.data(), input.size()),
         out_buffers);
+  // Piece i holds element i and nothing else touched its 4-byte slot (a split and a join that
+  // misplaced pieces alike would still round-trip).
+  std::vector<std::uint8_t> expected(outputs.size(), 0);
+  for (std::uint32_t i = 0; i < kPieces; ++i) expected[4 * std::size_t{i}] = input[i];
+  CHECK(outputs == expected);
   join(JoinOperatorDesc{kPieces, pieces.data(), &w, 1}, in_buffers, Buffer{back.data(), back.size()});
   CHECK(back == input);
   // The last output moved onto the first: named as a check of every pair would name it.
