@@ -4,15 +4,21 @@
 # as .npy files, then dmlref-check writes the golden output, catches the corrupted element
 # (exit 1), accepts a correct result (exit 0) and names a skipped dispatch. Exits non-zero if any
 # step does not behave so.
-#   examples/check_with_tool.sh            builds into build-tool-flow/ (DMLREF_TOOL_FLOW_BUILD=dir)
+#   examples/check_with_tool.sh            builds into build-tool-flow/, or into the configured
+#                                          build directory DMLREF_TOOL_FLOW_BUILD names
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 dmlref_need_packages cmake g++ make
-build=${DMLREF_TOOL_FLOW_BUILD:-build-tool-flow}
-cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release \
-  -DDMLREF_BUILD_TESTS=OFF -DDMLREF_BUILD_BENCHMARKS=OFF -DDMLREF_BUILD_EXAMPLES=ON \
-  -DDMLREF_BUILD_TOOLS=ON >/dev/null
+# A build directory given by DMLREF_TOOL_FLOW_BUILD is used as configured (scripts/examples.sh
+# passes its own), so its other settings are left alone; otherwise build-tool-flow/ is configured.
+build=${DMLREF_TOOL_FLOW_BUILD:-}
+if [ -z "$build" ]; then
+  build=build-tool-flow
+  cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release \
+    -DDMLREF_BUILD_TESTS=OFF -DDMLREF_BUILD_BENCHMARKS=OFF -DDMLREF_BUILD_EXAMPLES=ON \
+    -DDMLREF_BUILD_TOOLS=ON >/dev/null
+fi
 cmake --build "$build" -j "$(dmlref_jobs)" --target dmlref-check example_validate_gpu_result
 
 check="$build/tools/dmlref-check"

@@ -5,8 +5,11 @@ set -eu
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 dmlref_need_packages cmake g++ make
-cmake -S . -B build-examples -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release \
-  -DDMLREF_BUILD_TESTS=OFF -DDMLREF_BUILD_BENCHMARKS=OFF -DDMLREF_BUILD_TOOLS=ON
-cmake --build build-examples -j "$(dmlref_jobs)" --target run_examples
+# build/ is shared with scripts/test.sh (dmlref_configure_build): where the tests were built
+# first, the examples and the tool are already compiled. Tests and benchmarks keep their setting
+# (AUTO on a fresh build: skipped when doctest or Google Benchmark is missing); only the examples
+# and dmlref-check are built here.
+dmlref_configure_build -DDMLREF_BUILD_EXAMPLES=ON -DDMLREF_BUILD_TOOLS=ON
+cmake --build build -j "$(dmlref_jobs)" --target run_examples dmlref-check
 echo "=== examples/check_with_tool.sh"
-DMLREF_TOOL_FLOW_BUILD=build-examples examples/check_with_tool.sh
+DMLREF_TOOL_FLOW_BUILD=build examples/check_with_tool.sh

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds dmlref's tests and runs them all with CTest.
-#   scripts/test.sh              g++, build/ (the README's test command; CI runs it as is); where
+#   scripts/test.sh              g++ -O2, build/ (the README's test command; CI runs it as is;
+#                                scripts/examples.sh shares build/); where
 #                                CMake finds nvcc, also the CUDA kernels (tests/cuda/), which
 #                                CTest reports as skipped on a machine without a GPU; then the
 #                                Python module's pytest suite (build-python/venv)
@@ -14,7 +15,6 @@ case "$mode" in
   plain)
     dmlref_need_packages cmake g++ make doctest-dev libbenchmark-dev pkg-config
     dir=build
-    cfg="-DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release"
     ;;
   --sanitize)
     dmlref_need_packages cmake clang make doctest-dev libbenchmark-dev libclang-rt-14-dev pkg-config
@@ -29,8 +29,12 @@ case "$mode" in
 esac
 
 # Tests asked for explicitly: a missing doctest stops the configure instead of skipping them.
-# shellcheck disable=SC2086
-cmake -S . -B "$dir" $cfg -DDMLREF_BUILD_TESTS=ON
+if [ "$mode" = plain ]; then
+  dmlref_configure_build -DDMLREF_BUILD_TESTS=ON
+else
+  # shellcheck disable=SC2086
+  cmake -S . -B "$dir" $cfg -DDMLREF_BUILD_TESTS=ON
+fi
 cmake --build "$dir" -j "$(dmlref_jobs)"
 ctest --test-dir "$dir" --output-on-failure -j "$(dmlref_jobs)"
 
