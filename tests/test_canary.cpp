@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+namespace test_canary {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using namespace dmlref;
 
 namespace {
@@ -643,3 +645,5 @@ TEST_CASE("canary: GATHER_ND1 leaves every byte untouched when any rule fails") 
 TEST_CASE("canary: REVERSE_SUBSEQUENCES leaves every byte untouched when any rule fails") {
   check_canaries(Op::ReverseSubsequences);
 }
+
+}  // namespace test_canary

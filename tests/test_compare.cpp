@@ -9,6 +9,8 @@
 #include <limits>
 #include <sstream>
 
+namespace test_compare {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using dmlref::CompareOptions;
 using dmlref::CompareResult;
 using dmlref::ErrorCode;
@@ -303,3 +305,5 @@ TEST_CASE("compare: the runtime layer takes a description and buffers") {
   DMLREF_CHECK_ERROR(dmlref::compare(d, {expected.data(), bytes}, {actual.data(), 4}, options),
                      ErrorCode::T10, "OutputTensor (actual)");
 }
+
+}  // namespace test_compare

@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <utility>
 
+namespace test_data_type {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using dmlref::DataType;
 using dmlref::DataTypeSet;
 using dmlref::ErrorCode;
@@ -213,3 +215,5 @@ TEST_CASE("Error: derives from std::invalid_argument and appends the rule id") {
   CHECK(dmlref::error_code_name(ErrorCode::T13) == "T13");
   CHECK(dmlref::error_code_name(ErrorCode::FeatureLevel) == "FeatureLevel");
 }
+
+}  // namespace test_data_type

@@ -18,6 +18,8 @@
 #include <sstream>
 #include <string>
 
+namespace test_dmlref_check {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using dmlref::DataType;
 using dmlref::NpyArray;
 
@@ -519,5 +521,7 @@ TEST_CASE("dmlref-check: gather_nd1 --out has numpy's shape; --actual may carry 
   CHECK(r.status == 2);
   CHECK(contains(r.output, "--batch-dims -1 is not a number"));
 }
+
+}  // namespace test_dmlref_check
 
 #endif  // DMLREF_CHECK_EXE

@@ -26,6 +26,8 @@
 #include <random>
 #include <vector>
 
+namespace test_fastpath_core {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using namespace dmlref;
 
 namespace {
@@ -297,3 +299,5 @@ TEST_CASE_TEMPLATE("strided_copy of transposes in tiles equals reference_copy", 
     CHECK(same_buffers(expected, actual));
   }
 }
+
+}  // namespace test_fastpath_core

@@ -14,6 +14,8 @@
 #include <random>
 #include <vector>
 
+namespace test_fastpath_engine {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 namespace {
 
 using dmlref::Layout;
@@ -156,3 +158,5 @@ TEST_CASE_TEMPLATE("engine: REVERSE_SUBSEQUENCES across length chunks, inner axi
   }
   for (const int same : {-1, 40}) check_reverse<T>(0, 40, same, rng);
 }
+
+}  // namespace test_fastpath_engine

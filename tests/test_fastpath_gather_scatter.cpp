@@ -21,6 +21,8 @@
 #include <type_traits>
 #include <vector>
 
+namespace test_fastpath_gather_scatter {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 namespace {
 
 using dmlref::Coord;
@@ -478,3 +480,5 @@ TEST_CASE("fast SCATTER: a bad index throws the golden loop's SC8 error and writ
                      dmlref::ErrorCode::SC8, message);
   CHECK(std::all_of(out.begin(), out.end(), [](std::int32_t v) { return v == -7; }));
 }
+
+}  // namespace test_fastpath_gather_scatter

@@ -16,6 +16,8 @@
 #include <random>
 #include <vector>
 
+namespace test_fastpath_join_split {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using namespace dmlref;
 
 namespace {
@@ -185,3 +187,5 @@ TEST_CASE_TEMPLATE("fast runtime join and split equal the runtime reference", T,
     for (std::size_t i = 0; i < count; ++i) CHECK(same_buffers(golden_pieces[i], fast_pieces[i]));
   }
 }
+
+}  // namespace test_fastpath_join_split

@@ -15,6 +15,8 @@
 #include <random>
 #include <vector>
 
+namespace test_fastpath_reverse {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using namespace dmlref;
 
 namespace {
@@ -142,3 +144,5 @@ TEST_CASE_TEMPLATE("fast runtime reverse_subsequences equals the runtime referen
     check_runtime_golden_equals_fast(iteration, same_buffers(golden, fast));
   }
 }
+
+}  // namespace test_fastpath_reverse

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+namespace test_feature_level {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using dmlref::DataType;
 using dmlref::ErrorCode;
 using dmlref::FeatureLevel;
@@ -180,3 +182,5 @@ TEST_CASE("check_target_level: the operator's introduction and known levels") {
                                                         FeatureLevel::k1_0),
                      ErrorCode::InvalidOption, "0x0000");
 }
+
+}  // namespace test_feature_level

@@ -11,6 +11,8 @@
 #include <limits>
 #include <set>
 
+namespace test_fill {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using dmlref::ErrorCode;
 using dmlref::float16;
 using dmlref::IndexFillOptions;
@@ -337,3 +339,5 @@ TEST_CASE("fill: index tuples for GATHER_ND1") {
   DMLREF_CHECK_ERROR(dmlref::fill_index_tuples(view, 5, three), ErrorCode::ShapeMismatch,
                      "last size is 2 but 3 axis sizes");
 }
+
+}  // namespace test_fill

@@ -10,6 +10,8 @@
 #include <limits>
 #include <random>
 
+namespace test_float16 {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using dmlref::float16;
 
 namespace {
@@ -249,3 +251,5 @@ TEST_CASE("float16: narrowing agrees with an independent reference across the ra
     REQUIRE(from_double(d) == reference_half(d));
   }
 }
+
+}  // namespace test_float16

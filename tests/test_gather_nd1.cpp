@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <vector>
 
+namespace test_gather_nd1 {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 namespace {
 
 using namespace dmlref;
@@ -1193,3 +1195,5 @@ TEST_CASE("GATHER_ND1 feature levels: introduced at 3_0; FLOAT64 and INT64 data 
                                                          {1, 0}, {2, 2}, 2, 2, 0, options),
                       std::vector<double>{2.5, 3.5, 0.5, 1.5}));
 }
+
+}  // namespace test_gather_nd1

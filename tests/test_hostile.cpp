@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+namespace test_hostile {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using namespace dmlref;
 
 namespace {
@@ -940,3 +942,5 @@ TEST_CASE("hostile: SPLIT into 65,536 outputs and JOIN back (T13 over 65,537 ten
                      ErrorCode::T13, "SPLIT: OutputTensors[0] (bytes [0, 1)) overlaps "
                                      "OutputTensors[65535] (bytes [0, 1))");
 }
+
+}  // namespace test_hostile

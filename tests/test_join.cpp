@@ -14,6 +14,8 @@
 #include <random>
 #include <vector>
 
+namespace test_join {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using namespace dmlref;
 using dmlref::test::distinct_value;
 using dmlref::test::same_bits;
@@ -828,3 +830,5 @@ TEST_CASE("join: feature-level table") {
                        ErrorCode::InvalidOption, "is not a DirectML feature level");
   }
 }
+
+}  // namespace test_join

@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <vector>
 
+namespace test_layout {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using dmlref::Coord;
 using dmlref::ErrorCode;
 using dmlref::Layout;
@@ -384,3 +386,5 @@ TEST_CASE("TensorView: construction, packed sizes, const conversion") {
   CHECK(empty.data() == nullptr);
   CHECK(empty.rank() == 0);
 }
+
+}  // namespace test_layout

@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <vector>
 
+namespace test_mapping {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 namespace {
 
 namespace mapping = dmlref::mapping;
@@ -304,3 +306,5 @@ TEST_CASE("mapping: an out-of-range gather index is a returned error, as the ope
 }
 
 }  // namespace
+
+}  // namespace test_mapping

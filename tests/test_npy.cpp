@@ -17,6 +17,8 @@
 
 #include <unistd.h>
 
+namespace test_npy {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using dmlref::DataType;
 using dmlref::ErrorCode;
 using dmlref::float16;
@@ -515,3 +517,5 @@ TEST_CASE("npy: write_npy to a stream is the image; reshape changes sizes withou
   NpyArray f(DataType::Int16, {2, 3}, true);
   DMLREF_CHECK_ERROR(f.reshape({3, 2}), ErrorCode::ShapeMismatch, "(Fortran order)");
 }
+
+}  // namespace test_npy

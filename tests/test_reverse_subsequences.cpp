@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+namespace test_reverse_subsequences {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 namespace {
 
 using namespace dmlref;
@@ -1106,3 +1108,5 @@ TEST_CASE("feature levels: older targets reject what they lack") {
 }
 
 }  // namespace
+
+}  // namespace test_reverse_subsequences

@@ -20,6 +20,8 @@
 #include <type_traits>
 #include <vector>
 
+namespace test_scatter {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 namespace {
 
 using namespace dmlref;
@@ -1326,3 +1328,5 @@ TEST_CASE("SCATTER feature levels: the page's table, naming the level required")
                        ErrorCode::InvalidOption, "is not a DirectML feature level");
   }
 }
+
+}  // namespace test_scatter

@@ -14,6 +14,8 @@
 #include <random>
 #include <vector>
 
+namespace test_split {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using namespace dmlref;
 using dmlref::test::distinct_value;
 using dmlref::test::same_bits;
@@ -845,3 +847,5 @@ TEST_CASE("split: feature-level table") {
                        ErrorCode::InvalidOption, "is not a DirectML feature level");
   }
 }
+
+}  // namespace test_split

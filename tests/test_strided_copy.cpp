@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+namespace test_strided_copy {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using dmlref::Coord;
 using dmlref::ErrorCode;
 using dmlref::kMaxRank;
@@ -518,3 +520,5 @@ TEST_CASE("strided_copy takes a mutable source view") {
   dmlref::strided_copy(in, TensorView<std::int32_t>(dst.data(), {2, 3}));
   CHECK(dst == std::vector<std::int32_t>{1, 3, 5, 2, 4, 6});
 }
+
+}  // namespace test_strided_copy

@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <set>
 
+namespace test_suite {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -426,5 +428,7 @@ TEST_CASE("suite: every expected output is re-derived by the reference loops") {
   }
   CHECK(checked > 750);
 }
+
+}  // namespace test_suite
 
 #endif  // DMLREF_CHECK_EXE

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+namespace test_tensor_desc {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
 using dmlref::BoundTensor;
 using dmlref::BufferTensorDesc;
 using dmlref::DataType;
@@ -744,3 +746,5 @@ TEST_CASE("buffer_tensor_desc: a stride count other than the size count is an er
                      "buffer_tensor_desc: 2 sizes but 1 strides; give one stride per dimension "
                      "or none");
 }
+
+}  // namespace test_tensor_desc
