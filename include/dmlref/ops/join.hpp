@@ -2,8 +2,6 @@
 // T1-T13 of docs/join.md and docs/tensors.md; the inverse of SPLIT (ops/split.hpp).
 #pragma once
 
-#include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -14,16 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "dmlref/data_type.hpp"
-#include "dmlref/error.hpp"
-#include "dmlref/feature_level.hpp"
-#include "dmlref/layout.hpp"
-#include "dmlref/mapping_plans.hpp"
 #include "dmlref/ops/pieces.hpp"
-#include "dmlref/strided_copy.hpp"
-#include "dmlref/tensor_desc.hpp"
-#include "dmlref/tensor_view.hpp"
-#include "dmlref/validation.hpp"
 
 namespace dmlref {
 
@@ -255,12 +244,8 @@ void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buf
           const JoinOptions& options = {}) {
   const detail::BoundJoin bound = detail::bind_join(desc, inputs, output, options);
   visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
-    std::vector<TensorView<const T>> input_views;
-    input_views.reserve(bound.tensors.size() - 1);
-    for (std::size_t i = 0; i + 1 < bound.tensors.size(); ++i) {
-      input_views.push_back(view_of<const T>(bound.tensors[i]));
-    }
-    detail::join_reference<T>(input_views, view_of<T>(bound.tensors.back()), bound.layouts.axis);
+    detail::join_reference<T>(detail::bound_piece_views<const T>(detail::kJoinRoles, bound),
+                              view_of<T>(bound.tensors.back()), bound.layouts.axis);
   });
 }
 

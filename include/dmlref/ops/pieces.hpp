@@ -16,14 +16,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "dmlref/data_type.hpp"
-#include "dmlref/engine.hpp"
-#include "dmlref/error.hpp"
-#include "dmlref/feature_level.hpp"
-#include "dmlref/layout.hpp"
-#include "dmlref/tensor_desc.hpp"
-#include "dmlref/tensor_view.hpp"
-#include "dmlref/validation.hpp"
+#include "dmlref/ops/operator.hpp"
 
 namespace dmlref::detail {
 
@@ -262,6 +255,18 @@ inline BoundPieces bind_pieces(const PiecesRoles& roles, const PiecesDesc& desc,
   }
   check_no_overlap(roles.op, std::span<const BoundTensor>(bound.tensors));
   return bound;
+}
+
+// Typed views of the bound pieces: V is const T for JOIN's inputs, T for SPLIT's outputs.
+template <class V>
+std::vector<TensorView<V>> bound_piece_views(const PiecesRoles& roles, const BoundPieces& bound) {
+  const std::size_t first = roles.whole_is_input ? 1 : 0;
+  std::vector<TensorView<V>> views;
+  views.reserve(bound.tensors.size() - 1);
+  for (std::size_t i = 0; i + 1 < bound.tensors.size(); ++i) {
+    views.push_back(view_of<V>(bound.tensors[first + i]));
+  }
+  return views;
 }
 
 // The engine's description of the bound pieces (`pieces`: the span of them in bound.tensors).

@@ -13,16 +13,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "dmlref/data_type.hpp"
-#include "dmlref/error.hpp"
-#include "dmlref/feature_level.hpp"
-#include "dmlref/layout.hpp"
-#include "dmlref/mapping_plans.hpp"
 #include "dmlref/ops/pieces.hpp"
-#include "dmlref/strided_copy.hpp"
-#include "dmlref/tensor_desc.hpp"
-#include "dmlref/tensor_view.hpp"
-#include "dmlref/validation.hpp"
 
 namespace dmlref {
 
@@ -286,12 +277,8 @@ void split(const SplitOperatorDesc& desc, ConstBuffer input, std::span<const Buf
            const SplitOptions& options = {}) {
   const detail::BoundSplit bound = detail::bind_split(desc, input, outputs, options);
   visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
-    std::vector<TensorView<T>> output_views;
-    output_views.reserve(bound.tensors.size() - 1);
-    for (std::size_t i = 1; i < bound.tensors.size(); ++i) {
-      output_views.push_back(view_of<T>(bound.tensors[i]));
-    }
-    detail::split_reference<T>(view_of<const T>(bound.tensors.front()), output_views,
+    detail::split_reference<T>(view_of<const T>(bound.tensors.front()),
+                               detail::bound_piece_views<T>(detail::kSplitRoles, bound),
                                bound.layouts.axis);
   });
 }
