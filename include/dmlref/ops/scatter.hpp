@@ -109,7 +109,7 @@ inline void check_scatter_rules(const Layout& input, const Layout& indices, cons
   same_rank("IndicesTensor", indices);
   same_rank("UpdatesTensor", updates);
   if (output != nullptr) same_rank("OutputTensor", *output);
-  const auto [data_type, index_type, updates_type, output_type] = types;
+  const DataType data_type = types[0], index_type = types[1];
   const auto same_type = [&](std::string_view name, DataType type) {
     if (type != data_type) {
       fail(ErrorCode::SC2, kScatterOp, ": ", name, ".DataType is ", describe(type),
@@ -117,8 +117,8 @@ inline void check_scatter_rules(const Layout& input, const Layout& indices, cons
            "; InputTensor, UpdatesTensor and OutputTensor must have the same DataType");
     }
   };
-  same_type("UpdatesTensor", updates_type);
-  if (output != nullptr) same_type("OutputTensor", output_type);
+  same_type("UpdatesTensor", types[2]);
+  if (output != nullptr) same_type("OutputTensor", types[3]);
   if (!kIndexTypes.contains(index_type)) {
     fail(ErrorCode::SC3, kScatterOp, ": IndicesTensor.DataType is ", describe(index_type),
          "; it must be one of ", kIndexTypes.to_string());
