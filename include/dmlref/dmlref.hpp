@@ -9,3 +9,6 @@
 #include "dmlref/ops/reverse_subsequences.hpp"
 #include "dmlref/ops/scatter.hpp"
 #include "dmlref/ops/split.hpp"
+
+// Checking a SCATTER result computed elsewhere (ops/scatter.hpp includes it too).
+#include "dmlref/scatter_check.hpp"

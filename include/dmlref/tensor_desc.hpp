@@ -293,6 +293,13 @@ inline BoundTensor bind_tensor(std::string_view op, std::string name, const Buff
 
 namespace detail {
 
+// A validated description and its buffer: the binding checks (T9, T10), then the pair.
+inline BoundTensor bind_validated(std::string_view op, ValidatedTensor tensor,
+                                  const BufferTensorDesc& desc, ConstBuffer buffer) {
+  check_binding(op, tensor, desc, buffer.data, buffer.size_in_bytes);
+  return {std::move(tensor), buffer.data};
+}
+
 // T13 over bound tensors.
 inline void check_no_overlap(std::string_view op, std::span<const BoundTensor> tensors) {
   std::vector<TensorExtent> extents;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <span>
 #include <string>
@@ -210,16 +211,31 @@ inline void check_no_overlap(std::string_view op, std::span<const TensorExtent> 
   }
 }
 
+// A layout's Sizes as the vector the validators return.
+inline std::vector<std::uint32_t> size_vector(const Layout& layout) {
+  const std::span<const std::uint32_t> sizes = layout.size_span();
+  return {sizes.begin(), sizes.end()};
+}
+
+// T13 over extents listed in place: check_no_overlap(op, {tensor_extent(...), ...}).
+inline void check_no_overlap(std::string_view op, std::initializer_list<TensorExtent> tensors) {
+  check_no_overlap(op, std::span<const TensorExtent>(tensors.begin(), tensors.size()));
+}
+
 // The whole per-view check of the typed layer: pointer, T2-T4, T8 reach, and T12 for outputs.
+// Untyped (the element size given), so it compiles once rather than once per element type.
+inline void check_view(std::string_view op, std::string_view tensor, const void* data,
+                       const Layout& layout, std::size_t element_bytes, bool is_output) {
+  if (data == nullptr) fail(ErrorCode::NullPointer, op, ": ", tensor, " has a null data pointer");
+  check_layout(op, tensor, layout);
+  check_byte_reach(op, tensor, layout, element_bytes);
+  if (is_output) check_output_addresses_once(op, tensor, layout);
+}
+
 template <class T>
 void check_view(std::string_view op, std::string_view tensor, const TensorView<T>& view,
                 bool is_output) {
-  if (view.data() == nullptr) {
-    fail(ErrorCode::NullPointer, op, ": ", tensor, " has a null data pointer");
-  }
-  check_layout(op, tensor, view.layout());
-  check_byte_reach(op, tensor, view.layout(), sizeof(T));
-  if (is_output) check_output_addresses_once(op, tensor, view.layout());
+  check_view(op, tensor, view.data(), view.layout(), sizeof(T), is_output);
 }
 
 }  // namespace detail

@@ -19,17 +19,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "dmlref/data_type.hpp"
-#include "dmlref/engine.hpp"
-#include "dmlref/error.hpp"
-#include "dmlref/feature_level.hpp"
-#include "dmlref/indices.hpp"
-#include "dmlref/layout.hpp"
-#include "dmlref/mapping_plans.hpp"
-#include "dmlref/strided_copy.hpp"
-#include "dmlref/tensor_desc.hpp"
-#include "dmlref/tensor_view.hpp"
-#include "dmlref/validation.hpp"
+#include "dmlref/ops/operator.hpp"
 
 namespace dmlref {
 
@@ -77,12 +67,17 @@ inline void check_gather_nd1_options(const GatherNd1Options& options) {
   check_target_level(kGatherNd1Name, options.feature_level, kGatherNd1IntroducedLevel);
 }
 
-// G1 and G4-G8 on the input and indices sizes, then the spec's "Output sizes". The output's own
-// DimensionCount is checked against R by the caller (G1).
+}  // namespace detail
+
+// The output sizes GATHER_ND1 produces for these input and indices sizes (the spec's "Output
+// sizes"), after checking G1 and G4-G8 (and T2-T4 on the sizes themselves); the output's own
+// DimensionCount is the validators' to check against R (G1).
+// Example 3: ({3,4,5,6,7}, {1,1,1,2,3}, 5, 3, 0) -> {1,1,2,6,7}.
 inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
     std::span<const std::uint32_t> input_sizes, std::span<const std::uint32_t> indices_sizes,
     std::uint32_t r, std::uint32_t q, std::uint32_t b) {
-  const std::string_view op = kGatherNd1Name;
+  using detail::fail;
+  const std::string_view op = detail::kGatherNd1Name;
   if (input_sizes.size() < 1 || input_sizes.size() > kMaxRank) {
     fail(ErrorCode::T2, op, ": InputTensor.DimensionCount is ", input_sizes.size(),
          "; it must be between 1 and ", kMaxRank);
@@ -172,16 +167,27 @@ inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
   // T4 on the inferred output, so the sizes returned always describe a tensor DirectML can hold.
   std::uint64_t count = 1;
   for (std::uint32_t s : out) {
-    const auto next = checked_mul(count, std::uint64_t{s});
+    const auto next = detail::checked_mul(count, std::uint64_t{s});
     if (!next || *next > kMaxElementCount) {
       fail(ErrorCode::T4, op, ": the inferred OutputTensor.Sizes ",
-           brace_list(std::span<const std::uint32_t>(out)),
+           detail::brace_list(std::span<const std::uint32_t>(out)),
            " hold more than 4294967295 (2^32 - 1) elements, the most a tensor may hold");
     }
     count = *next;
   }
   return out;
 }
+inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
+    std::initializer_list<std::uint32_t> input_sizes,
+    std::initializer_list<std::uint32_t> indices_sizes, std::uint32_t input_dimension_count,
+    std::uint32_t indices_dimension_count, std::uint32_t batch_dimension_count) {
+  return infer_gather_nd1_output_sizes(
+      std::span<const std::uint32_t>(input_sizes.begin(), input_sizes.size()),
+      std::span<const std::uint32_t>(indices_sizes.begin(), indices_sizes.size()),
+      input_dimension_count, indices_dimension_count, batch_dimension_count);
+}
+
+namespace detail {
 
 // G9: the given output sizes equal the inferred ones exactly.
 inline void check_gather_nd1_output_sizes(const Layout& output,
@@ -196,6 +202,40 @@ inline void check_gather_nd1_output_sizes(const Layout& output,
          "InputDimensionCount - BatchDimensionCount - IndicesTensor.Sizes[R-1] InputTensor.Sizes);"
          " they must be equal");
   }
+}
+
+// G1, G2, G3, the feature-level tables, then G4-G9, on tensors that passed T1-T12; shared by both
+// layers so each rule lives once (on the typed layer G2 and G3 hold by construction: one element
+// type T, and I an IndexElement). Returns the output sizes.
+inline std::vector<std::uint32_t> check_gather_nd1_rules(
+    const Layout& input, DataType input_type, const Layout& indices, DataType indices_type,
+    const Layout& output, DataType output_type, std::uint32_t r, std::uint32_t q, std::uint32_t b,
+    FeatureLevel target) {
+  const std::string_view op = kGatherNd1Name;
+  const auto same_rank = [&](std::string_view name, std::uint32_t rank) {
+    if (rank != input.rank) {
+      fail(ErrorCode::G1, op, ": ", name, ".DimensionCount is ", rank,
+           " but InputTensor.DimensionCount is ", input.rank,
+           "; InputTensor, IndicesTensor and OutputTensor must have the same DimensionCount");
+    }
+  };
+  same_rank("IndicesTensor", indices.rank);
+  same_rank("OutputTensor", output.rank);
+  if (output_type != input_type) {
+    fail(ErrorCode::G2, op, ": OutputTensor.DataType is ", describe(output_type),
+         " but InputTensor.DataType is ", describe(input_type), "; they must be the same");
+  }
+  if (!kIndexTypes.contains(indices_type)) {
+    fail(ErrorCode::G3, op, ": IndicesTensor.DataType is ", describe(indices_type),
+         "; it must be one of ", kIndexTypes.to_string());
+  }
+  check_support(op, "InputTensor", input.rank, input_type, kGatherNd1DataSupport, target);
+  check_support(op, "IndicesTensor", indices.rank, indices_type, kGatherNd1IndicesSupport, target);
+  check_support(op, "OutputTensor", output.rank, output_type, kGatherNd1DataSupport, target);
+  std::vector<std::uint32_t> sizes =
+      infer_gather_nd1_output_sizes(input.size_span(), indices.size_span(), r, q, b);
+  check_gather_nd1_output_sizes(output, sizes);
+  return sizes;
 }
 
 // G10 over every index in row-major order of the indices, the message naming the first bad one.
@@ -403,37 +443,10 @@ inline GatherNd1Validated validate_gather_nd1_descs(const GatherNd1OperatorDesc&
   ValidatedTensor input = validate_tensor_desc(op, "InputTensor", desc.InputTensor, false);
   ValidatedTensor indices = validate_tensor_desc(op, "IndicesTensor", desc.IndicesTensor, false);
   ValidatedTensor output = validate_tensor_desc(op, "OutputTensor", desc.OutputTensor, true);
-  // G1
-  if (indices.layout.rank != input.layout.rank) {
-    fail(ErrorCode::G1, op, ": IndicesTensor.DimensionCount is ", indices.layout.rank,
-         " but InputTensor.DimensionCount is ", input.layout.rank,
-         "; InputTensor, IndicesTensor and OutputTensor must have the same DimensionCount");
-  }
-  if (output.layout.rank != input.layout.rank) {
-    fail(ErrorCode::G1, op, ": OutputTensor.DimensionCount is ", output.layout.rank,
-         " but InputTensor.DimensionCount is ", input.layout.rank,
-         "; InputTensor, IndicesTensor and OutputTensor must have the same DimensionCount");
-  }
-  // G2
-  if (output.data_type != input.data_type) {
-    fail(ErrorCode::G2, op, ": OutputTensor.DataType is ", describe(output.data_type),
-         " but InputTensor.DataType is ", describe(input.data_type), "; they must be the same");
-  }
-  // G3
-  if (!kIndexTypes.contains(indices.data_type)) {
-    fail(ErrorCode::G3, op, ": IndicesTensor.DataType is ", describe(indices.data_type),
-         "; it must be one of ", kIndexTypes.to_string());
-  }
-  check_support(op, "InputTensor", input.layout.rank, input.data_type, kGatherNd1DataSupport,
-                options.feature_level);
-  check_support(op, "IndicesTensor", indices.layout.rank, indices.data_type,
-                kGatherNd1IndicesSupport, options.feature_level);
-  check_support(op, "OutputTensor", output.layout.rank, output.data_type, kGatherNd1DataSupport,
-                options.feature_level);
-  std::vector<std::uint32_t> sizes = infer_gather_nd1_output_sizes(
-      input.layout.size_span(), indices.layout.size_span(), desc.InputDimensionCount,
-      desc.IndicesDimensionCount, desc.BatchDimensionCount);
-  check_gather_nd1_output_sizes(output.layout, sizes);
+  std::vector<std::uint32_t> sizes = check_gather_nd1_rules(
+      input.layout, input.data_type, indices.layout, indices.data_type, output.layout,
+      output.data_type, desc.InputDimensionCount, desc.IndicesDimensionCount,
+      desc.BatchDimensionCount, options.feature_level);
   return {std::move(input), std::move(indices), std::move(output), std::move(sizes)};
 }
 
@@ -446,11 +459,9 @@ inline GatherNd1Validated validate_gather_nd1_bound(const GatherNd1OperatorDesc&
                                                     bool check_indices = true) {
   const std::string_view op = kGatherNd1Name;
   GatherNd1Validated v = validate_gather_nd1_descs(desc, options);
-  check_binding(op, v.input, *desc.InputTensor, input.data, input.size_in_bytes);
-  check_binding(op, v.indices, *desc.IndicesTensor, indices.data, indices.size_in_bytes);
-  check_binding(op, v.output, *desc.OutputTensor, output.data, output.size_in_bytes);
-  const BoundTensor bound[] = {{v.input, input.data}, {v.indices, indices.data},
-                               {v.output, output.data}};
+  const BoundTensor bound[] = {bind_validated(op, v.input, *desc.InputTensor, input),
+                               bind_validated(op, v.indices, *desc.IndicesTensor, indices),
+                               bind_validated(op, v.output, *desc.OutputTensor, output)};
   check_no_overlap(op, std::span<const BoundTensor>(bound));
   if (!check_indices) return v;
   visit_index(v.indices.data_type, ErrorCode::G3, [&](auto index_type) {
@@ -463,31 +474,7 @@ inline GatherNd1Validated validate_gather_nd1_bound(const GatherNd1OperatorDesc&
   return v;
 }
 
-}  // namespace detail
-
-// The output sizes GATHER_ND1 produces for these input and indices sizes (the spec's "Output
-// sizes"), after checking G1 and G4-G8 (and T2-T4 on the sizes themselves).
-// Example 3: ({3,4,5,6,7}, {1,1,1,2,3}, 5, 3, 0) -> {1,1,2,6,7}.
-inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
-    std::span<const std::uint32_t> input_sizes, std::span<const std::uint32_t> indices_sizes,
-    std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
-    std::uint32_t batch_dimension_count) {
-  return detail::infer_gather_nd1_output_sizes(input_sizes, indices_sizes, input_dimension_count,
-                                               indices_dimension_count, batch_dimension_count);
-}
-inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
-    std::initializer_list<std::uint32_t> input_sizes,
-    std::initializer_list<std::uint32_t> indices_sizes, std::uint32_t input_dimension_count,
-    std::uint32_t indices_dimension_count, std::uint32_t batch_dimension_count) {
-  return infer_gather_nd1_output_sizes(
-      std::span<const std::uint32_t>(input_sizes.begin(), input_sizes.size()),
-      std::span<const std::uint32_t>(indices_sizes.begin(), indices_sizes.size()),
-      input_dimension_count, indices_dimension_count, batch_dimension_count);
-}
-
 // ---- typed layer --------------------------------------------------------------------------------
-
-namespace detail {
 
 // The typed checks; `check_indices` false leaves G10 to the caller's own index pass.
 template <class T, IndexElement I>
@@ -495,41 +482,23 @@ std::vector<std::uint32_t> validate_gather_nd1_views(
     TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
     std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
     std::uint32_t batch_dimension_count, const GatherNd1Options& options, bool check_indices) {
-  const std::string_view op = detail::kGatherNd1Name;
-  detail::check_gather_nd1_options(options);
-  detail::check_view(op, "InputTensor", input, false);
-  detail::check_view(op, "IndicesTensor", indices, false);
-  detail::check_view(op, "OutputTensor", output, true);
-  // G1 (G2 and G3 hold by the types: one T for input and output, I an index type).
-  if (indices.rank() != input.rank()) {
-    detail::fail(ErrorCode::G1, op, ": IndicesTensor.DimensionCount is ", indices.rank(),
-                 " but InputTensor.DimensionCount is ", input.rank(),
-                 "; InputTensor, IndicesTensor and OutputTensor must have the same DimensionCount");
-  }
-  if (output.rank() != input.rank()) {
-    detail::fail(ErrorCode::G1, op, ": OutputTensor.DimensionCount is ", output.rank(),
-                 " but InputTensor.DimensionCount is ", input.rank(),
-                 "; InputTensor, IndicesTensor and OutputTensor must have the same DimensionCount");
-  }
-  detail::check_support(op, "InputTensor", input.rank(), data_type_of<T>, kGatherNd1DataSupport,
-                        options.feature_level);
-  detail::check_support(op, "IndicesTensor", indices.rank(), data_type_of<I>,
-                        kGatherNd1IndicesSupport, options.feature_level);
-  detail::check_support(op, "OutputTensor", output.rank(), data_type_of<T>, kGatherNd1DataSupport,
-                        options.feature_level);
-  std::vector<std::uint32_t> sizes = detail::infer_gather_nd1_output_sizes(
-      input.layout().size_span(), indices.layout().size_span(), input_dimension_count,
-      indices_dimension_count, batch_dimension_count);
-  detail::check_gather_nd1_output_sizes(output.layout(), sizes);
+  const std::string_view op = kGatherNd1Name;
+  check_gather_nd1_options(options);
+  check_view(op, "InputTensor", input, false);
+  check_view(op, "IndicesTensor", indices, false);
+  check_view(op, "OutputTensor", output, true);
+  std::vector<std::uint32_t> sizes = check_gather_nd1_rules(
+      input.layout(), data_type_of<T>, indices.layout(), data_type_of<I>, output.layout(),
+      data_type_of<T>, input_dimension_count, indices_dimension_count, batch_dimension_count,
+      options.feature_level);
   // T13: the output overlaps neither input; the inputs may overlap each other.
-  const TensorExtent extents[] = {tensor_extent("InputTensor", input, false),
-                                  tensor_extent("IndicesTensor", indices, false),
-                                  tensor_extent("OutputTensor", output, true)};
-  detail::check_no_overlap(op, std::span<const TensorExtent>(extents));
+  check_no_overlap(op, {tensor_extent("InputTensor", input, false),
+                        tensor_extent("IndicesTensor", indices, false),
+                        tensor_extent("OutputTensor", output, true)});
   if (check_indices) {
-    detail::check_gather_nd1_indices<I>(indices, input.layout(), input_dimension_count,
-                                        indices_dimension_count, batch_dimension_count,
-                                        options.index_policy);
+    check_gather_nd1_indices<I>(indices, input.layout(), input_dimension_count,
+                                indices_dimension_count, batch_dimension_count,
+                                options.index_policy);
   }
   return sizes;
 }

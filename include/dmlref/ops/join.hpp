@@ -2,8 +2,6 @@
 // T1-T13 of docs/join.md and docs/tensors.md; the inverse of SPLIT (ops/split.hpp).
 #pragma once
 
-#include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -14,16 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "dmlref/data_type.hpp"
-#include "dmlref/error.hpp"
-#include "dmlref/feature_level.hpp"
-#include "dmlref/layout.hpp"
-#include "dmlref/mapping_plans.hpp"
 #include "dmlref/ops/pieces.hpp"
-#include "dmlref/strided_copy.hpp"
-#include "dmlref/tensor_desc.hpp"
-#include "dmlref/tensor_view.hpp"
-#include "dmlref/validation.hpp"
 
 namespace dmlref {
 
@@ -69,27 +58,16 @@ namespace detail {
 
 inline constexpr std::string_view kJoin = "JOIN";
 
+// J1-J6 are the rules SPLIT shares (pieces.hpp), worded from JOIN's side.
 inline constexpr PiecesRoles kJoinRoles{
-    kJoin, "InputTensors", "input", "OutputTensor", "output",
-    {ErrorCode::J2, ErrorCode::J3, ErrorCode::J4, ErrorCode::J5, ErrorCode::J6}};
+    kJoin, "InputTensors", "input", "InputCount", "OutputTensor", "output", false,
+    {ErrorCode::J1, ErrorCode::J2, ErrorCode::J3, ErrorCode::J4, ErrorCode::J5, ErrorCode::J6},
+    kJoinSupport, kJoinIntroduced};
 
 inline std::string join_input_name(std::size_t i) { return piece_name(kJoinRoles, i); }
 
-// J2, J3, J4, J5, J6, in that order (the rules SPLIT shares, pieces.hpp).
-inline std::vector<std::uint32_t> check_join_rules(std::span<const Layout> inputs,
-                                                   std::span<const DataType> input_types,
-                                                   const Layout& output, DataType output_type,
-                                                   std::uint32_t axis) {
-  return check_pieces_rules(kJoinRoles, inputs, input_types, output, output_type, axis);
-}
-
-inline void check_join_support(std::span<const Layout> inputs, std::span<const DataType> types,
-                               const Layout& output, DataType output_type, FeatureLevel target) {
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    check_support(kJoin, join_input_name(i), inputs[i].rank, types.empty() ? output_type : types[i],
-                  kJoinSupport, target);
-  }
-  check_support(kJoin, "OutputTensor", output.rank, output_type, kJoinSupport, target);
+inline JoinLayouts join_layouts(PiecesLayouts&& p) {
+  return {p.data_type, p.axis, std::move(p.pieces), p.whole, std::move(p.axis_offsets)};
 }
 
 // The golden loop, literally the spec's semantics: for every output coordinate o, the input i
@@ -180,33 +158,8 @@ template <class T>
 JoinLayouts validate_join(std::span<const TensorView<const std::type_identity_t<T>>> inputs,
                           TensorView<T> output, std::uint32_t axis,
                           const JoinOptions& options = {}) {
-  using detail::kJoin;
-  detail::check_target_level(kJoin, options.feature_level, kJoinIntroduced);
-  if (inputs.empty()) {
-    detail::fail(ErrorCode::J1, kJoin,
-                 ": InputCount is 0 (no input views); it must be greater than 0");
-  }
-  JoinLayouts result;
-  result.data_type = data_type_of<T>;
-  result.axis = axis;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    detail::check_view(kJoin, detail::join_input_name(i), inputs[i], false);
-    result.inputs.push_back(inputs[i].layout());
-  }
-  detail::check_view(kJoin, "OutputTensor", output, true);
-  result.output = output.layout();
-  result.axis_offsets =
-      detail::check_join_rules(result.inputs, {}, result.output, result.data_type, axis);
-  detail::check_join_support(result.inputs, {}, result.output, result.data_type,
-                             options.feature_level);
-  std::vector<TensorExtent> extents;
-  extents.reserve(inputs.size() + 1);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    extents.push_back(tensor_extent(detail::join_input_name(i), inputs[i], false));
-  }
-  extents.push_back(tensor_extent("OutputTensor", output, true));
-  detail::check_no_overlap(kJoin, extents);
-  return result;
+  return detail::join_layouts(detail::validate_piece_views(detail::kJoinRoles, inputs, output,
+                                                           axis, options.feature_level));
 }
 
 template <class T>
@@ -222,65 +175,15 @@ JoinLayouts validate_join(std::initializer_list<TensorView<const std::type_ident
 
 namespace detail {
 
-struct BoundJoin {
-  JoinLayouts layouts;
-  std::vector<BoundTensor> tensors;  // InputTensors[0..InputCount), then OutputTensor
-};
+using BoundJoin = BoundPieces;  // InputTensors[0..InputCount), then OutputTensor
 
-inline void check_join_counts(const JoinOperatorDesc& desc, const JoinOptions& options) {
-  check_target_level(kJoin, options.feature_level, kJoinIntroduced);
-  if (desc.InputCount == 0) {
-    fail(ErrorCode::J1, kJoin, ": InputCount is 0; it must be greater than 0");
-  }
-  if (desc.InputTensors == nullptr) {
-    fail(ErrorCode::NullPointer, kJoin, ": InputTensors is null but InputCount is ",
-         desc.InputCount);
-  }
-}
-
-// Every rule that needs no buffer, in the order counts, T1-T12 per tensor, J2-J6, feature level.
-inline std::vector<ValidatedTensor> validate_join_descs(const JoinOperatorDesc& desc,
-                                                        const JoinOptions& options,
-                                                        JoinLayouts& layouts) {
-  check_join_counts(desc, options);
-  std::vector<ValidatedTensor> tensors;
-  std::vector<DataType> types;
-  for (std::uint32_t i = 0; i < desc.InputCount; ++i) {
-    tensors.push_back(
-        validate_tensor_desc(kJoin, join_input_name(i), &desc.InputTensors[i], false));
-    layouts.inputs.push_back(tensors.back().layout);
-    types.push_back(tensors.back().data_type);
-  }
-  tensors.push_back(validate_tensor_desc(kJoin, "OutputTensor", desc.OutputTensor, true));
-  layouts.output = tensors.back().layout;
-  layouts.data_type = tensors.back().data_type;
-  layouts.axis = desc.Axis;
-  layouts.axis_offsets =
-      check_join_rules(layouts.inputs, types, layouts.output, layouts.data_type, desc.Axis);
-  check_join_support(layouts.inputs, types, layouts.output, layouts.data_type,
-                     options.feature_level);
-  return tensors;
+inline PiecesDesc pieces_desc(const JoinOperatorDesc& desc) {
+  return {desc.InputTensors, desc.InputCount, desc.OutputTensor, desc.Axis};
 }
 
 inline BoundJoin bind_join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs,
                            Buffer output, const JoinOptions& options) {
-  check_join_counts(desc, options);
-  if (inputs.size() != desc.InputCount) {
-    fail(ErrorCode::InvalidOption, kJoin, ": InputCount is ", desc.InputCount, " but ",
-         inputs.size(), " input buffer(s) were given; bind exactly one buffer per input tensor");
-  }
-  BoundJoin bound;
-  std::vector<ValidatedTensor> tensors = validate_join_descs(desc, options, bound.layouts);
-  bound.tensors.reserve(tensors.size());
-  for (std::uint32_t i = 0; i < desc.InputCount; ++i) {
-    check_binding(kJoin, tensors[i], desc.InputTensors[i], inputs[i].data,
-                  inputs[i].size_in_bytes);
-    bound.tensors.push_back({std::move(tensors[i]), inputs[i].data});
-  }
-  check_binding(kJoin, tensors.back(), *desc.OutputTensor, output.data, output.size_in_bytes);
-  bound.tensors.push_back({std::move(tensors.back()), output.data});
-  check_no_overlap(kJoin, std::span<const BoundTensor>(bound.tensors));
-  return bound;
+  return bind_pieces(kJoinRoles, pieces_desc(desc), inputs, output, options.feature_level);
 }
 
 // The fast path: each input copied into its block of the output, the sub-view that starts base_i
@@ -297,24 +200,23 @@ void join_fast(std::span<const TensorView<const T>> inputs, const TensorView<T>&
 // The same for bound tensors: InputTensors, then OutputTensor.
 inline PiecesAlongAxis join_pieces(const BoundJoin& bound,
                                    const std::span<const BoundTensor>& inputs) {
-  const BoundTensor& output = bound.tensors.back();
-  return {output.data, &output.tensor.layout, bound.layouts.axis, true, inputs.size(), &inputs,
-          &piece_of_bound};
+  return bound_pieces_along_axis(kJoinRoles, bound, inputs);
 }
 
 }  // namespace detail
 
 // Every rule that needs no buffer (J1-J6, T1-T9, T11, T12, the feature-level table).
 inline JoinLayouts validate_join(const JoinOperatorDesc& desc, const JoinOptions& options = {}) {
-  JoinLayouts layouts;
-  detail::validate_join_descs(desc, options, layouts);
-  return layouts;
+  detail::PiecesLayouts layouts;
+  detail::validate_pieces_descs(detail::kJoinRoles, detail::pieces_desc(desc),
+                                options.feature_level, layouts);
+  return detail::join_layouts(std::move(layouts));
 }
 
 // All of the above plus the bindings: one buffer per input (T9, T10) and no overlap (T13).
 inline JoinLayouts validate_join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs,
                                  Buffer output, const JoinOptions& options = {}) {
-  return detail::bind_join(desc, inputs, output, options).layouts;
+  return detail::join_layouts(detail::bind_join(desc, inputs, output, options).layouts);
 }
 inline JoinLayouts validate_join(const JoinOperatorDesc& desc,
                                  std::initializer_list<ConstBuffer> inputs, Buffer output,
@@ -342,12 +244,8 @@ void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buf
           const JoinOptions& options = {}) {
   const detail::BoundJoin bound = detail::bind_join(desc, inputs, output, options);
   visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
-    std::vector<TensorView<const T>> input_views;
-    input_views.reserve(bound.tensors.size() - 1);
-    for (std::size_t i = 0; i + 1 < bound.tensors.size(); ++i) {
-      input_views.push_back(view_of<const T>(bound.tensors[i]));
-    }
-    detail::join_reference<T>(input_views, view_of<T>(bound.tensors.back()), bound.layouts.axis);
+    detail::join_reference<T>(detail::bound_piece_views<const T>(detail::kJoinRoles, bound),
+                              view_of<T>(bound.tensors.back()), bound.layouts.axis);
   });
 }
 

@@ -24,16 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "dmlref/data_type.hpp"
-#include "dmlref/engine.hpp"
-#include "dmlref/error.hpp"
-#include "dmlref/feature_level.hpp"
-#include "dmlref/layout.hpp"
-#include "dmlref/mapping_plans.hpp"
-#include "dmlref/strided_copy.hpp"
-#include "dmlref/tensor_desc.hpp"
-#include "dmlref/tensor_view.hpp"
-#include "dmlref/validation.hpp"
+#include "dmlref/ops/operator.hpp"
 
 namespace dmlref {
 
@@ -214,14 +205,10 @@ std::vector<std::uint32_t> validate_reverse_subsequences(
                                            output.layout(), data_type_of<T>, axis,
                                            options.feature_level);
   // T13: the output must overlap neither input; the two inputs may overlap each other.
-  const TensorExtent extents[] = {
-      tensor_extent("InputTensor", input, false),
-      tensor_extent("SequenceLengthsTensor", sequence_lengths, false),
-      tensor_extent("OutputTensor", output, true),
-  };
-  detail::check_no_overlap(op, std::span<const TensorExtent>(extents));
-  const auto sizes = input.layout().size_span();
-  return {sizes.begin(), sizes.end()};
+  detail::check_no_overlap(op, {tensor_extent("InputTensor", input, false),
+                                tensor_extent("SequenceLengthsTensor", sequence_lengths, false),
+                                tensor_extent("OutputTensor", output, true)});
+  return detail::size_vector(input.layout());
 }
 
 namespace reference {
@@ -274,16 +261,11 @@ inline std::array<BoundTensor, 3> bind_reverse_subsequences(
     const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input, ConstBuffer sequence_lengths,
     Buffer output, const ReverseSubsequencesOptions& options) {
   constexpr std::string_view op = kReverseSubsequencesOp;
-  auto tensors = validate_reverse_subsequences_descs(desc, options);
-  check_binding(op, tensors[0], *desc.InputTensor, input.data, input.size_in_bytes);
-  check_binding(op, tensors[1], *desc.SequenceLengthsTensor, sequence_lengths.data,
-                sequence_lengths.size_in_bytes);
-  check_binding(op, tensors[2], *desc.OutputTensor, output.data, output.size_in_bytes);
-  const std::array<BoundTensor, 3> bound = {
-      BoundTensor{std::move(tensors[0]), input.data},
-      BoundTensor{std::move(tensors[1]), sequence_lengths.data},
-      BoundTensor{std::move(tensors[2]), output.data},
-  };
+  auto [in, lengths, out] = validate_reverse_subsequences_descs(desc, options);
+  const std::array<BoundTensor, 3> bound{
+      bind_validated(op, std::move(in), *desc.InputTensor, input),
+      bind_validated(op, std::move(lengths), *desc.SequenceLengthsTensor, sequence_lengths),
+      bind_validated(op, std::move(out), *desc.OutputTensor, output)};
   check_no_overlap(op, std::span<const BoundTensor>(bound));
   return bound;
 }
@@ -293,45 +275,18 @@ inline std::array<BoundTensor, 3> bind_reverse_subsequences(
 // Desc-only validation: what a harness can check before it has memory. Returns the output's Sizes.
 inline std::vector<std::uint32_t> validate_reverse_subsequences(
     const ReverseSubsequencesOperatorDesc& desc, const ReverseSubsequencesOptions& options = {}) {
-  const auto tensors = detail::validate_reverse_subsequences_descs(desc, options);
-  const auto sizes = tensors[2].layout.size_span();
-  return {sizes.begin(), sizes.end()};
+  return detail::size_vector(
+      detail::validate_reverse_subsequences_descs(desc, options)[2].layout);
 }
 
 // Full validation with the buffers (adds T9 on addresses, T10, T13). Never reads or writes them.
 inline std::vector<std::uint32_t> validate_reverse_subsequences(
     const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input, ConstBuffer sequence_lengths,
     Buffer output, const ReverseSubsequencesOptions& options = {}) {
-  const auto bound =
-      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options);
-  const auto sizes = bound[2].tensor.layout.size_span();
-  return {sizes.begin(), sizes.end()};
+  return detail::size_vector(
+      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options)[2]
+          .tensor.layout);
 }
-
-namespace detail {
-
-// Dispatches validated bindings on the data type and the lengths type to `run` (the golden loop),
-// called as run(input, lengths, output) with typed views.
-template <class Run>
-void dispatch_reverse_subsequences(const std::array<BoundTensor, 3>& bound, std::uint32_t axis,
-                                   Run&& run) {
-  visit(bound[0].tensor.data_type, [&](auto element) {
-    using T = typename decltype(element)::type;
-    visit_index(bound[1].tensor.data_type, ErrorCode::R4, [&](auto length) {
-      using L = typename decltype(length)::type;
-      // visit_index also offers the signed index types; R4 rejected them during validation, and
-      // not instantiating them keeps the typed layer's constraint honest.
-      if constexpr (SequenceLengthElement<L>) {
-        run(view_of<const T>(bound[0]), view_of<const L>(bound[1]), view_of<T>(bound[2]), axis);
-      } else {
-        fail(ErrorCode::R4, kReverseSubsequencesOp, ": SequenceLengthsTensor.DataType is ",
-             describe(bound[1].tensor.data_type), "; it must be UINT32 or UINT64");
-      }
-    });
-  });
-}
-
-}  // namespace detail
 
 namespace reference {
 
@@ -341,11 +296,20 @@ template <class Deferred = void>
 void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
                           ConstBuffer sequence_lengths, Buffer output,
                           const ReverseSubsequencesOptions& options = {}) {
-  detail::dispatch_reverse_subsequences(
-      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options), desc.Axis,
-      [](auto in, auto lengths, auto out, std::uint32_t axis) {
-        detail::reverse_subsequences_reference(in, lengths, out, axis);
-      });
+  const auto bound =
+      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options);
+  visit(bound[0].tensor.data_type, [&]<class T>(std::type_identity<T>) {
+    const auto run = [&]<class L>(std::type_identity<L>) {
+      detail::reverse_subsequences_reference(view_of<const T>(bound[0]), view_of<const L>(bound[1]),
+                                             view_of<T>(bound[2]), desc.Axis);
+    };
+    // R4 admitted UINT32 and UINT64 only.
+    if (bound[1].tensor.data_type == DataType::UInt64) {
+      run(std::type_identity<std::uint64_t>{});
+    } else {
+      run(std::type_identity<std::uint32_t>{});
+    }
+  });
 }
 
 }  // namespace reference

@@ -1,35 +1,21 @@
 // dmlref: SCATTER (DML_SCATTER_OPERATOR_DESC, alias DML_SCATTER_ELEMENTS_OPERATOR_DESC), rules
-// SC1-SC8 of docs/scatter.md: validation, the reference loop, what to do with duplicate
-// targets, and the check of a result computed elsewhere (a GPU) that accepts any colliding update.
+// SC1-SC8 of docs/scatter.md: validation, the plan and the reference loop, and what to do with
+// duplicate targets. Checking a result computed elsewhere (a GPU), which accepts any colliding
+// update, is scatter_check.hpp's, included at the end of this header.
 #pragma once
 
 #include <algorithm>
 #include <array>
-#include <bit>
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "dmlref/compare.hpp"
-#include "dmlref/data_type.hpp"
-#include "dmlref/engine.hpp"
-#include "dmlref/error.hpp"
-#include "dmlref/feature_level.hpp"
-#include "dmlref/float16.hpp"
-#include "dmlref/indices.hpp"
-#include "dmlref/layout.hpp"
-#include "dmlref/mapping_plans.hpp"
-#include "dmlref/strided_copy.hpp"
-#include "dmlref/tensor_desc.hpp"
-#include "dmlref/tensor_view.hpp"
-#include "dmlref/validation.hpp"
+#include "dmlref/ops/operator.hpp"
 
 namespace dmlref {
 
@@ -83,142 +69,9 @@ struct ScatterOperatorDesc {
 // GATHER_ELEMENTS.
 using ScatterElementsOperatorDesc = ScatterOperatorDesc;
 
-// An element of a runtime-typed tensor: its data type and its bit pattern (the same-size unsigned
-// integer, widened), so runtime results keep every bit without a template parameter.
-struct ScatterElementBits {
-  DataType data_type = DataType::Unknown;
-  std::uint64_t bits = 0;
-  friend bool operator==(const ScatterElementBits&, const ScatterElementBits&) = default;
-};
-
-// The first few mismatches a check keeps by default.
-inline constexpr std::size_t kScatterCheckMaxReported = 10;
-
 namespace detail {
 
 inline constexpr std::string_view kScatterOp = "SCATTER";
-
-// The inverse of compare.hpp's element_bits.
-template <class T>
-T scatter_element_from_bits(std::uint64_t bits) noexcept {
-  return std::bit_cast<T>(static_cast<bits_of_t<T>>(bits));
-}
-
-// Results are bitwise (tensors.md: data moves bit for bit), so a check never uses ==, which
-// would call -0 == +0 and NaN != NaN for float and double.
-template <class T>
-bool scatter_same_bits(const T& a, const T& b) noexcept {
-  return element_bits(a) == element_bits(b);
-}
-
-// Values print as compare.hpp's reports print them ("7 (0x40e00000)", "-100", "nan (0x7e01)").
-template <Element T>
-std::string scatter_value_string(const T& v) {
-  return format_element(v);
-}
-// A template only so that its eleven instantiations of format_element compile where a runtime
-// result is printed, not in every translation unit that includes dmlref.hpp.
-template <std::same_as<ScatterElementBits> Bits>
-std::string scatter_value_string(const Bits& v) {
-  if (!is_valid(v.data_type)) return hex_bits(v.bits);
-  return visit(v.data_type, [&](auto t) {
-    using T = typename decltype(t)::type;
-    return format_element(scatter_element_from_bits<T>(v.bits));
-  });
-}
-
-}  // namespace detail
-
-// --- result types ---------------------------------------------------------------------------
-// V is the element type on the typed layer and ScatterElementBits on the runtime layer.
-
-// One update that targets a colliding output element: where it sits in IndicesTensor (and
-// UpdatesTensor, which has the same sizes, SC6) and its value.
-template <class V>
-struct ScatterCandidate {
-  Coord indices_coordinate{};
-  V value{};
-};
-
-// An output element that two or more updates target, with every candidate in row-major order of
-// the indices (so under DuplicatePolicy::LastWins the last candidate is the reference's value).
-template <class V>
-struct ScatterCollision {
-  std::uint32_t rank = 0;
-  Coord output_coordinate{};
-  std::vector<ScatterCandidate<V>> candidates;
-
-  // "OutputTensor[3]: IndicesTensor[0] -> 5, IndicesTensor[2] -> 7"
-  std::string to_string() const {
-    std::string s = "OutputTensor" + detail::coordinate_string(output_coordinate, rank) + ":";
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      s += i == 0 ? " " : ", ";
-      s += "IndicesTensor" + detail::coordinate_string(candidates[i].indices_coordinate, rank) +
-           " -> " + detail::scatter_value_string(candidates[i].value);
-    }
-    return s;
-  }
-};
-
-// One output element whose actual value is not allowed.
-template <class V>
-struct ScatterMismatch {
-  Coord output_coordinate{};
-  V actual{};
-  V expected{};  // the only correct value; meaningful when `candidates` is empty
-  std::vector<ScatterCandidate<V>> candidates;  // a colliding element: any one of these is correct
-};
-
-// What check_scatter_result found. Convertible to bool (true: the result is correct).
-template <class V>
-struct ScatterCheckResult {
-  std::uint32_t rank = 0;
-  std::uint64_t element_count = 0;            // output elements compared
-  std::uint64_t colliding_element_count = 0;  // of those, elements with several candidates
-  std::uint64_t mismatch_count = 0;
-  std::vector<ScatterMismatch<V>> mismatches;  // the first few, in row-major order
-
-  bool ok() const noexcept { return mismatch_count == 0; }
-  explicit operator bool() const noexcept { return ok(); }
-
-  std::string to_string() const {
-    std::ostringstream os;
-    os << "SCATTER result check: ";
-    if (ok()) {
-      os << "all " << element_count << " elements match";
-    } else {
-      os << mismatch_count << " of " << element_count << " elements mismatch";
-    }
-    if (colliding_element_count == 1) {
-      os << " (1 colliding output element accepts any one of its updates)";
-    } else if (colliding_element_count > 1) {
-      os << " (" << colliding_element_count
-         << " colliding output elements accept any one of their updates)";
-    }
-    for (const ScatterMismatch<V>& m : mismatches) {
-      os << "\n  OutputTensor" << detail::coordinate_string(m.output_coordinate, rank) << ": ";
-      if (m.candidates.empty()) {
-        os << "expected " << detail::scatter_value_string(m.expected);
-      } else {
-        os << "expected one of the colliding updates {";
-        for (std::size_t i = 0; i < m.candidates.size(); ++i) {
-          if (i != 0) os << ", ";
-          os << "IndicesTensor"
-             << detail::coordinate_string(m.candidates[i].indices_coordinate, rank) << " -> "
-             << detail::scatter_value_string(m.candidates[i].value);
-        }
-        os << "}";
-      }
-      os << ", actual " << detail::scatter_value_string(m.actual);
-    }
-    if (mismatch_count > mismatches.size()) {
-      os << "\n  ... and " << (mismatch_count - mismatches.size()) << " more";
-    }
-    return os.str();
-  }
-};
-
-namespace detail {
 
 // --- validation shared by both layers -------------------------------------------------------
 
@@ -237,26 +90,39 @@ inline void check_scatter_options(const ScatterOptions& options) {
   }
 }
 
-// SC1. `output` is null where no output takes part (find_scatter_collisions).
-inline void check_scatter_ranks(const Layout& input, const Layout& indices, const Layout& updates,
-                                const Layout* output) {
-  auto same = [&](std::string_view name, const Layout& l) {
-    if (l.rank != input.rank) {
+// SC1-SC7, then the feature-level tables, on tensors that passed T1-T12; shared by both layers so
+// each rule lives once. `output` is null where no output takes part (find_scatter_collisions).
+// `types`: InputTensor's, IndicesTensor's, UpdatesTensor's, OutputTensor's; on the typed layer
+// SC2 and SC3 hold by construction (one element type T, and I an IndexElement).
+inline void check_scatter_rules(const Layout& input, const Layout& indices, const Layout& updates,
+                                const Layout* output, const std::array<DataType, 4>& types,
+                                std::uint32_t axis, FeatureLevel target) {
+  const std::uint32_t rank = input.rank;
+  const auto same_rank = [&](std::string_view name, const Layout& l) {
+    if (l.rank != rank) {
       fail(ErrorCode::SC1, kScatterOp, ": ", name, ".DimensionCount is ", l.rank,
-           " but InputTensor.DimensionCount is ", input.rank,
+           " but InputTensor.DimensionCount is ", rank,
            "; InputTensor, IndicesTensor, UpdatesTensor and OutputTensor must have the same "
            "DimensionCount");
     }
   };
-  same("IndicesTensor", indices);
-  same("UpdatesTensor", updates);
-  if (output != nullptr) same("OutputTensor", *output);
-}
-
-// SC4-SC7, after SC1.
-inline void check_scatter_sizes(const Layout& input, const Layout& indices, const Layout& updates,
-                                const Layout* output, std::uint32_t axis) {
-  const std::uint32_t rank = input.rank;
+  same_rank("IndicesTensor", indices);
+  same_rank("UpdatesTensor", updates);
+  if (output != nullptr) same_rank("OutputTensor", *output);
+  const DataType data_type = types[0], index_type = types[1];
+  const auto same_type = [&](std::string_view name, DataType type) {
+    if (type != data_type) {
+      fail(ErrorCode::SC2, kScatterOp, ": ", name, ".DataType is ", describe(type),
+           " but InputTensor.DataType is ", describe(data_type),
+           "; InputTensor, UpdatesTensor and OutputTensor must have the same DataType");
+    }
+  };
+  same_type("UpdatesTensor", types[2]);
+  if (output != nullptr) same_type("OutputTensor", types[3]);
+  if (!kIndexTypes.contains(index_type)) {
+    fail(ErrorCode::SC3, kScatterOp, ": IndicesTensor.DataType is ", describe(index_type),
+         "; it must be one of ", kIndexTypes.to_string());
+  }
   if (axis >= rank) {
     fail(ErrorCode::SC4, kScatterOp, ": Axis is ", axis, " but ",
          output != nullptr ? "OutputTensor" : "InputTensor", ".DimensionCount is ", rank,
@@ -284,15 +150,10 @@ inline void check_scatter_sizes(const Layout& input, const Layout& indices, cons
            "; every dimension except Axis (", axis, ") must match");
     }
   }
-}
-
-// The feature-level tables, for every tensor that takes part.
-inline void check_scatter_support(DataType data_type, DataType index_type, std::uint32_t rank,
-                                  bool has_output, FeatureLevel target) {
   check_support(kScatterOp, "InputTensor", rank, data_type, kScatterSupport, target);
   check_support(kScatterOp, "IndicesTensor", rank, index_type, kScatterIndicesSupport, target);
   check_support(kScatterOp, "UpdatesTensor", rank, data_type, kScatterSupport, target);
-  if (has_output) {
+  if (output != nullptr) {
     check_support(kScatterOp, "OutputTensor", rank, data_type, kScatterSupport, target);
   }
 }
@@ -379,53 +240,6 @@ void check_scatter_duplicates(const TensorView<const I>& indices, std::uint32_t 
   });
 }
 
-// Every output element two or more updates target, in row-major order of the output, each with
-// its updates' indices coordinates in row-major order of the indices.
-struct ScatterCollisionSite {
-  std::uint64_t position = 0;  // row-major rank of the output element
-  Coord output_coordinate{};
-  std::vector<Coord> sources;
-};
-
-template <IndexElement I>
-std::vector<ScatterCollisionSite> scatter_collision_sites(const TensorView<const I>& indices,
-                                                          std::uint32_t axis,
-                                                          const Layout& input) {
-  // Two bits per output element find the repeated targets; only their updates are kept.
-  const std::uint64_t count = input.element_count();
-  std::vector<bool> taken(count, false), repeated(count, false);
-  bool any = false;
-  for_each_scatter_target(indices, axis, input, [&](const Coord&, const Coord&, std::uint64_t p) {
-    if (taken[p]) {
-      repeated[p] = true;
-      any = true;
-    }
-    taken[p] = true;
-  });
-  if (!any) return {};
-  struct Hit {
-    std::uint64_t position;
-    Coord output;
-    Coord source;
-  };
-  std::vector<Hit> hits;
-  for_each_scatter_target(indices, axis, input, [&](const Coord& u, const Coord& c,
-                                                    std::uint64_t p) {
-    if (repeated[p]) hits.push_back({p, c, u});
-  });
-  // Stable: within one target the hits stay in row-major order of the indices.
-  std::stable_sort(hits.begin(), hits.end(),
-                   [](const Hit& a, const Hit& b) { return a.position < b.position; });
-  std::vector<ScatterCollisionSite> sites;
-  for (const Hit& h : hits) {
-    if (sites.empty() || sites.back().position != h.position) {
-      sites.push_back({h.position, h.output, {}});
-    }
-    sites.back().sources.push_back(h.source);
-  }
-  return sites;
-}
-
 // --- the typed layer's validation -------------------------------------------------------------
 
 // What a typed call does with the output, which decides the checks that apply to it.
@@ -444,30 +258,20 @@ void validate_scatter_views(const TensorView<const T>& input, const TensorView<c
   check_view(kScatterOp, "IndicesTensor", indices, false);
   check_view(kScatterOp, "UpdatesTensor", updates, false);
   if (output != nullptr) check_view(kScatterOp, "OutputTensor", *output, true);
-  // SC2 and SC3 hold by construction: one element type T, and I is an IndexElement.
-  const Layout* out_layout = output != nullptr ? &output->layout() : nullptr;
-  check_scatter_ranks(input.layout(), indices.layout(), updates.layout(), out_layout);
-  check_scatter_sizes(input.layout(), indices.layout(), updates.layout(), out_layout, axis);
-  check_scatter_support(data_type_of<T>, data_type_of<I>, input.rank(), output != nullptr,
-                        options.feature_level);
+  constexpr DataType t = data_type_of<T>;
+  check_scatter_rules(input.layout(), indices.layout(), updates.layout(),
+                      output != nullptr ? &output->layout() : nullptr,
+                      {t, data_type_of<I>, t, t}, axis, options.feature_level);
   if (use == ScatterUse::Run) {
-    const TensorExtent extents[] = {
-        tensor_extent("InputTensor", input, false),
-        tensor_extent("IndicesTensor", indices, false),
-        tensor_extent("UpdatesTensor", updates, false),
-        tensor_extent("OutputTensor", *output, true),
-    };
-    check_no_overlap(kScatterOp, extents);
+    check_no_overlap(kScatterOp, {tensor_extent("InputTensor", input, false),
+                                  tensor_extent("IndicesTensor", indices, false),
+                                  tensor_extent("UpdatesTensor", updates, false),
+                                  tensor_extent("OutputTensor", *output, true)});
   }
   check_scatter_indices(indices, axis, input.size(axis), options.index_policy);
   if (use != ScatterUse::Collisions && options.duplicates == DuplicatePolicy::Reject) {
     check_scatter_duplicates(indices, axis, input.layout());
   }
-}
-
-inline std::vector<std::uint32_t> scatter_output_sizes(const Layout& input) {
-  const auto sizes = input.size_span();
-  return {sizes.begin(), sizes.end()};
 }
 
 // --- the golden loop ------------------------------------------------------------------------
@@ -545,61 +349,6 @@ void scatter_fast(const TensorView<const T>& input, const TensorView<const I>& i
                               &scatter_targets<I>);
 }
 
-template <class T, IndexElement I>
-std::vector<ScatterCollision<T>> scatter_collisions_validated(const TensorView<const I>& indices,
-                                                              const TensorView<const T>& updates,
-                                                              std::uint32_t axis,
-                                                              const Layout& input) {
-  std::vector<ScatterCollision<T>> out;
-  for (const ScatterCollisionSite& site : scatter_collision_sites(indices, axis, input)) {
-    ScatterCollision<T> collision{input.rank, site.output_coordinate, {}};
-    for (const Coord& u : site.sources) collision.candidates.push_back({u, updates[u]});
-    out.push_back(std::move(collision));
-  }
-  return out;
-}
-
-template <class T, IndexElement I>
-ScatterCheckResult<T> check_scatter_result_validated(const TensorView<const T>& input,
-                                                     const TensorView<const I>& indices,
-                                                     const TensorView<const T>& updates,
-                                                     const TensorView<const T>& actual,
-                                                     std::uint32_t axis, std::size_t max_reported) {
-  const Layout& in = input.layout();
-  std::vector<T> expected_storage(in.element_count());
-  const TensorView<T> expected(expected_storage.data(), Layout::packed(in.size_span()));
-  scatter_reference(input, indices, updates, expected, axis);
-  const std::vector<ScatterCollisionSite> sites = scatter_collision_sites(indices, axis, in);
-
-  ScatterCheckResult<T> result;
-  result.rank = in.rank;
-  result.element_count = in.element_count();
-  result.colliding_element_count = sites.size();
-  std::size_t next_site = 0;  // sites and the walk below are both in row-major output order
-  std::uint64_t position = 0;
-  auto record = [&](ScatterMismatch<T>&& m) {
-    if (result.mismatch_count++ < max_reported) result.mismatches.push_back(std::move(m));
-  };
-  for_each_coordinate(actual.layout(), [&](const Coord& c) {
-    const T value = actual[c];
-    if (next_site < sites.size() && sites[next_site].position == position) {
-      const ScatterCollisionSite& site = sites[next_site++];
-      const bool allowed =
-          std::any_of(site.sources.begin(), site.sources.end(),
-                      [&](const Coord& u) { return scatter_same_bits(value, updates[u]); });
-      if (!allowed) {
-        ScatterMismatch<T> m{c, value, expected[c], {}};
-        for (const Coord& u : site.sources) m.candidates.push_back({u, updates[u]});
-        record(std::move(m));
-      }
-    } else if (!scatter_same_bits(value, expected[c])) {
-      record({c, value, expected[c], {}});
-    }
-    ++position;
-  });
-  return result;
-}
-
 }  // namespace detail
 
 // --- typed layer ----------------------------------------------------------------------------
@@ -618,7 +367,7 @@ std::vector<std::uint32_t> validate_scatter(std::type_identity_t<TensorView<cons
   const TensorView<const T> out = output;
   detail::validate_scatter_views(input, indices, updates, &out, detail::ScatterUse::Run, axis,
                                  options);
-  return detail::scatter_output_sizes(input.layout());
+  return detail::size_vector(input.layout());
 }
 
 namespace reference {
@@ -648,36 +397,6 @@ void scatter(std::type_identity_t<TensorView<const T>> input, TensorView<const I
                        detail::width_view(output), axis);
 }
 
-// Every output element that two or more updates target, in row-major order of the output, each
-// with its candidate updates in row-major order of the indices. Validates like the operator except
-// that there is no output and duplicates are never an error (options.duplicates is ignored).
-template <class T, IndexElement I>
-std::vector<ScatterCollision<T>> find_scatter_collisions(
-    TensorView<const T> input, TensorView<const I> indices,
-    std::type_identity_t<TensorView<const T>> updates, std::uint32_t axis,
-    const ScatterOptions& options = {}) {
-  detail::validate_scatter_views<T, I>(input, indices, updates, nullptr,
-                                       detail::ScatterUse::Collisions, axis, options);
-  return detail::scatter_collisions_validated(indices, updates, axis, input.layout());
-}
-
-// Checks a result computed elsewhere (a GPU) against the reference, bit for bit: at an output
-// element that several updates target any one of them is accepted (the page guarantees no
-// winner); everywhere else only the exact value is. Validates the arguments like the operator
-// (actual_output in the OutputTensor role, without T13: nothing is written), so with
-// DuplicatePolicy::Reject any duplicate is an error instead.
-template <class T, IndexElement I>
-ScatterCheckResult<T> check_scatter_result(TensorView<const T> input, TensorView<const I> indices,
-                                           std::type_identity_t<TensorView<const T>> updates,
-                                           std::type_identity_t<TensorView<const T>> actual_output,
-                                           std::uint32_t axis, const ScatterOptions& options = {},
-                                           std::size_t max_reported = kScatterCheckMaxReported) {
-  detail::validate_scatter_views<T, I>(input, indices, updates, &actual_output,
-                                       detail::ScatterUse::Check, axis, options);
-  return detail::check_scatter_result_validated(input, indices, updates, actual_output, axis,
-                                                max_reported);
-}
-
 // --- runtime layer --------------------------------------------------------------------------
 
 namespace detail {
@@ -696,23 +415,10 @@ inline ScatterDescs validate_scatter_descs(const ScatterOperatorDesc& desc,
       validate_tensor_desc(kScatterOp, "UpdatesTensor", desc.UpdatesTensor, false),
       validate_tensor_desc(kScatterOp, "OutputTensor", desc.OutputTensor, true),
   };
-  check_scatter_ranks(v.input.layout, v.indices.layout, v.updates.layout, &v.output.layout);
-  const DataType data_type = v.input.data_type;
-  for (const ValidatedTensor* t : {&v.updates, &v.output}) {
-    if (t->data_type != data_type) {
-      fail(ErrorCode::SC2, kScatterOp, ": ", t->name, ".DataType is ", describe(t->data_type),
-           " but InputTensor.DataType is ", describe(data_type),
-           "; InputTensor, UpdatesTensor and OutputTensor must have the same DataType");
-    }
-  }
-  if (!kIndexTypes.contains(v.indices.data_type)) {
-    fail(ErrorCode::SC3, kScatterOp, ": IndicesTensor.DataType is ", describe(v.indices.data_type),
-         "; it must be one of ", kIndexTypes.to_string());
-  }
-  check_scatter_sizes(v.input.layout, v.indices.layout, v.updates.layout, &v.output.layout,
-                      desc.Axis);
-  check_scatter_support(data_type, v.indices.data_type, v.input.layout.rank, true,
-                        options.feature_level);
+  check_scatter_rules(v.input.layout, v.indices.layout, v.updates.layout, &v.output.layout,
+                      {v.input.data_type, v.indices.data_type, v.updates.data_type,
+                       v.output.data_type},
+                      desc.Axis, options.feature_level);
   return v;
 }
 
@@ -727,16 +433,13 @@ inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer in
                                  const ConstBuffer* output, ScatterUse use,
                                  const ScatterOptions& options) {
   ScatterDescs v = validate_scatter_descs(desc, options);
-  check_binding(kScatterOp, v.input, *desc.InputTensor, input.data, input.size_in_bytes);
-  check_binding(kScatterOp, v.indices, *desc.IndicesTensor, indices.data, indices.size_in_bytes);
-  check_binding(kScatterOp, v.updates, *desc.UpdatesTensor, updates.data, updates.size_in_bytes);
-  if (output != nullptr) {
-    check_binding(kScatterOp, v.output, *desc.OutputTensor, output->data, output->size_in_bytes);
-  }
-  ScatterBound b{{std::move(v.input), input.data},
-                 {std::move(v.indices), indices.data},
-                 {std::move(v.updates), updates.data},
-                 {std::move(v.output), output != nullptr ? output->data : nullptr}};
+  const std::string_view op = kScatterOp;
+  ScatterBound b{bind_validated(op, std::move(v.input), *desc.InputTensor, input),
+                 bind_validated(op, std::move(v.indices), *desc.IndicesTensor, indices),
+                 bind_validated(op, std::move(v.updates), *desc.UpdatesTensor, updates),
+                 output != nullptr
+                     ? bind_validated(op, std::move(v.output), *desc.OutputTensor, *output)
+                     : BoundTensor{std::move(v.output), nullptr}};
   if (use == ScatterUse::Run) {
     const BoundTensor all[] = {b.input, b.indices, b.updates, b.output};
     check_no_overlap(kScatterOp, std::span<const BoundTensor>(all));
@@ -762,29 +465,13 @@ decltype(auto) visit_scatter_types(const ScatterBound& b, F&& f) {
   });
 }
 
-template <class T>
-ScatterElementBits scatter_bits_of(const T& v) noexcept {
-  return {data_type_of<T>, element_bits(v)};
-}
-
-template <class T>
-std::vector<ScatterCandidate<ScatterElementBits>> scatter_bits_of(
-    const std::vector<ScatterCandidate<T>>& candidates) {
-  std::vector<ScatterCandidate<ScatterElementBits>> out;
-  out.reserve(candidates.size());
-  for (const ScatterCandidate<T>& c : candidates) {
-    out.push_back({c.indices_coordinate, scatter_bits_of(c.value)});
-  }
-  return out;
-}
-
 }  // namespace detail
 
 // Desc-only validation (no buffers): T1-T9, T11, T12, SC1-SC7 and the feature-level table.
 // Returns OutputTensor's sizes (equal to InputTensor's, SC5).
 inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& desc,
                                                    const ScatterOptions& options = {}) {
-  return detail::scatter_output_sizes(detail::validate_scatter_descs(desc, options).input.layout);
+  return detail::size_vector(detail::validate_scatter_descs(desc, options).input.layout);
 }
 
 // Full validation with the buffers: the above plus T9 and T10 on each binding, T13, SC8, and
@@ -794,7 +481,7 @@ inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& de
                                                    ConstBuffer updates, Buffer output,
                                                    const ScatterOptions& options = {}) {
   const ConstBuffer out = output;
-  return detail::scatter_output_sizes(
+  return detail::size_vector(
       detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options)
           .input.tensor.layout);
 }
@@ -842,52 +529,7 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
   });
 }
 
-// Runtime find_scatter_collisions: no output buffer; OutputTensor's description is still checked.
-// A template only so that its body compiles in the translation unit that calls it.
-template <class Deferred = void>
-std::vector<ScatterCollision<ScatterElementBits>> find_scatter_collisions(
-    const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices, ConstBuffer updates,
-    const ScatterOptions& options = {}) {
-  const detail::ScatterBound b = detail::bind_scatter(desc, input, indices, updates, nullptr,
-                                                      detail::ScatterUse::Collisions, options);
-  return detail::visit_scatter_types(b, [&](auto data_type, auto index_type) {
-    using T = typename decltype(data_type)::type;
-    using I = typename decltype(index_type)::type;
-    std::vector<ScatterCollision<ScatterElementBits>> out;
-    for (const ScatterCollision<T>& c : detail::scatter_collisions_validated(
-             view_of<const I>(b.indices), view_of<const T>(b.updates), desc.Axis,
-             b.input.tensor.layout)) {
-      out.push_back({c.rank, c.output_coordinate, detail::scatter_bits_of(c.candidates)});
-    }
-    return out;
-  });
-}
-
-// Runtime check_scatter_result: `actual_output` is the result read back, described by
-// desc.OutputTensor. A template only so that its body compiles in the translation unit that
-// calls it.
-template <class Deferred = void>
-ScatterCheckResult<ScatterElementBits> check_scatter_result(
-    const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices, ConstBuffer updates,
-    ConstBuffer actual_output, const ScatterOptions& options = {},
-    std::size_t max_reported = kScatterCheckMaxReported) {
-  const detail::ScatterBound b = detail::bind_scatter(
-      desc, input, indices, updates, &actual_output, detail::ScatterUse::Check, options);
-  return detail::visit_scatter_types(b, [&](auto data_type, auto index_type) {
-    using T = typename decltype(data_type)::type;
-    using I = typename decltype(index_type)::type;
-    const ScatterCheckResult<T> r = detail::check_scatter_result_validated(
-        view_of<const T>(b.input), view_of<const I>(b.indices), view_of<const T>(b.updates),
-        view_of<const T>(b.output), desc.Axis, max_reported);
-    ScatterCheckResult<ScatterElementBits> out{r.rank, r.element_count, r.colliding_element_count,
-                                               r.mismatch_count, {}};
-    for (const ScatterMismatch<T>& m : r.mismatches) {
-      out.mismatches.push_back({m.output_coordinate, detail::scatter_bits_of(m.actual),
-                                detail::scatter_bits_of(m.expected),
-                                detail::scatter_bits_of(m.candidates)});
-    }
-    return out;
-  });
-}
-
 }  // namespace dmlref
+
+// check_scatter_result and find_scatter_collisions, reachable from this header as before.
+#include "dmlref/scatter_check.hpp"

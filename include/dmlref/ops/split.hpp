@@ -13,16 +13,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "dmlref/data_type.hpp"
-#include "dmlref/error.hpp"
-#include "dmlref/feature_level.hpp"
-#include "dmlref/layout.hpp"
-#include "dmlref/mapping_plans.hpp"
 #include "dmlref/ops/pieces.hpp"
-#include "dmlref/strided_copy.hpp"
-#include "dmlref/tensor_desc.hpp"
-#include "dmlref/tensor_view.hpp"
-#include "dmlref/validation.hpp"
 
 namespace dmlref {
 
@@ -68,28 +59,16 @@ namespace detail {
 
 inline constexpr std::string_view kSplit = "SPLIT";
 
+// S1-S6 are the rules JOIN shares (pieces.hpp), worded from SPLIT's side.
 inline constexpr PiecesRoles kSplitRoles{
-    kSplit, "OutputTensors", "output", "InputTensor", "input",
-    {ErrorCode::S2, ErrorCode::S3, ErrorCode::S4, ErrorCode::S5, ErrorCode::S6}};
+    kSplit, "OutputTensors", "output", "OutputCount", "InputTensor", "input", true,
+    {ErrorCode::S1, ErrorCode::S2, ErrorCode::S3, ErrorCode::S4, ErrorCode::S5, ErrorCode::S6},
+    kSplitSupport, kSplitIntroduced};
 
 inline std::string split_output_name(std::size_t i) { return piece_name(kSplitRoles, i); }
 
-// S2, S3, S4, S5, S6, in that order (the rules JOIN shares, pieces.hpp).
-inline std::vector<std::uint32_t> check_split_rules(const Layout& input, DataType input_type,
-                                                    std::span<const Layout> outputs,
-                                                    std::span<const DataType> output_types,
-                                                    std::uint32_t axis) {
-  return check_pieces_rules(kSplitRoles, outputs, output_types, input, input_type, axis);
-}
-
-inline void check_split_support(const Layout& input, DataType input_type,
-                                std::span<const Layout> outputs, std::span<const DataType> types,
-                                FeatureLevel target) {
-  check_support(kSplit, "InputTensor", input.rank, input_type, kSplitSupport, target);
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    check_support(kSplit, split_output_name(i), outputs[i].rank,
-                  types.empty() ? input_type : types[i], kSplitSupport, target);
-  }
+inline SplitLayouts split_layouts(PiecesLayouts&& p) {
+  return {p.data_type, p.axis, p.whole, std::move(p.pieces), std::move(p.axis_offsets)};
 }
 
 // The golden loop, literally the spec's semantics: Output_i[o] = Input[o with o[Axis] + base_i].
@@ -201,33 +180,8 @@ template <class T>
 SplitLayouts validate_split(TensorView<const std::type_identity_t<T>> input,
                             std::span<const TensorView<T>> outputs, std::uint32_t axis,
                             const SplitOptions& options = {}) {
-  using detail::kSplit;
-  detail::check_target_level(kSplit, options.feature_level, kSplitIntroduced);
-  if (outputs.empty()) {
-    detail::fail(ErrorCode::S1, kSplit,
-                 ": OutputCount is 0 (no output views); it must be greater than 0");
-  }
-  SplitLayouts result;
-  result.data_type = data_type_of<T>;
-  result.axis = axis;
-  detail::check_view(kSplit, "InputTensor", input, false);
-  result.input = input.layout();
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    detail::check_view(kSplit, detail::split_output_name(i), outputs[i], true);
-    result.outputs.push_back(outputs[i].layout());
-  }
-  result.axis_offsets =
-      detail::check_split_rules(result.input, result.data_type, result.outputs, {}, axis);
-  detail::check_split_support(result.input, result.data_type, result.outputs, {},
-                              options.feature_level);
-  std::vector<TensorExtent> extents;
-  extents.reserve(outputs.size() + 1);
-  extents.push_back(tensor_extent("InputTensor", input, false));
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    extents.push_back(tensor_extent(detail::split_output_name(i), outputs[i], true));
-  }
-  detail::check_no_overlap(kSplit, extents);
-  return result;
+  return detail::split_layouts(detail::validate_piece_views(detail::kSplitRoles, outputs, input,
+                                                            axis, options.feature_level));
 }
 
 template <class T>
@@ -251,65 +205,16 @@ SplitLayouts validate_split(TensorView<const std::type_identity_t<T>> input,
 
 namespace detail {
 
-struct BoundSplit {
-  SplitLayouts layouts;
-  std::vector<BoundTensor> tensors;  // InputTensor, then OutputTensors[0..OutputCount)
-};
+using BoundSplit = BoundPieces;  // InputTensor, then OutputTensors[0..OutputCount)
 
-inline void check_split_counts(const SplitOperatorDesc& desc, const SplitOptions& options) {
-  check_target_level(kSplit, options.feature_level, kSplitIntroduced);
-  if (desc.OutputCount == 0) {
-    fail(ErrorCode::S1, kSplit, ": OutputCount is 0; it must be greater than 0");
-  }
-  if (desc.OutputTensors == nullptr) {
-    fail(ErrorCode::NullPointer, kSplit, ": OutputTensors is null but OutputCount is ",
-         desc.OutputCount);
-  }
-}
-
-// Every rule that needs no buffer, in the order counts, T1-T12 per tensor, S2-S6, feature level.
-inline std::vector<ValidatedTensor> validate_split_descs(const SplitOperatorDesc& desc,
-                                                         const SplitOptions& options,
-                                                         SplitLayouts& layouts) {
-  check_split_counts(desc, options);
-  std::vector<ValidatedTensor> tensors;
-  tensors.push_back(validate_tensor_desc(kSplit, "InputTensor", desc.InputTensor, false));
-  layouts.input = tensors.back().layout;
-  layouts.data_type = tensors.back().data_type;
-  std::vector<DataType> types;
-  for (std::uint32_t i = 0; i < desc.OutputCount; ++i) {
-    tensors.push_back(
-        validate_tensor_desc(kSplit, split_output_name(i), &desc.OutputTensors[i], true));
-    layouts.outputs.push_back(tensors.back().layout);
-    types.push_back(tensors.back().data_type);
-  }
-  layouts.axis = desc.Axis;
-  layouts.axis_offsets =
-      check_split_rules(layouts.input, layouts.data_type, layouts.outputs, types, desc.Axis);
-  check_split_support(layouts.input, layouts.data_type, layouts.outputs, types,
-                      options.feature_level);
-  return tensors;
+inline PiecesDesc pieces_desc(const SplitOperatorDesc& desc) {
+  return {desc.OutputTensors, desc.OutputCount, desc.InputTensor, desc.Axis};
 }
 
 inline BoundSplit bind_split(const SplitOperatorDesc& desc, ConstBuffer input,
                              std::span<const Buffer> outputs, const SplitOptions& options) {
-  check_split_counts(desc, options);
-  if (outputs.size() != desc.OutputCount) {
-    fail(ErrorCode::InvalidOption, kSplit, ": OutputCount is ", desc.OutputCount, " but ",
-         outputs.size(), " output buffer(s) were given; bind exactly one buffer per output tensor");
-  }
-  BoundSplit bound;
-  std::vector<ValidatedTensor> tensors = validate_split_descs(desc, options, bound.layouts);
-  bound.tensors.reserve(tensors.size());
-  check_binding(kSplit, tensors[0], *desc.InputTensor, input.data, input.size_in_bytes);
-  bound.tensors.push_back({std::move(tensors[0]), input.data});
-  for (std::uint32_t i = 0; i < desc.OutputCount; ++i) {
-    check_binding(kSplit, tensors[i + 1], desc.OutputTensors[i], outputs[i].data,
-                  outputs[i].size_in_bytes);
-    bound.tensors.push_back({std::move(tensors[i + 1]), outputs[i].data});
-  }
-  check_no_overlap(kSplit, std::span<const BoundTensor>(bound.tensors));
-  return bound;
+  const std::vector<ConstBuffer> pieces(outputs.begin(), outputs.end());
+  return bind_pieces(kSplitRoles, pieces_desc(desc), pieces, input, options.feature_level);
 }
 
 // The fast path: each output copied from its block of the input, the sub-view that starts base_i
@@ -326,9 +231,7 @@ void split_fast(const TensorView<const T>& input, std::span<const TensorView<T>>
 // The same for bound tensors: InputTensor, then OutputTensors.
 inline PiecesAlongAxis split_pieces(const BoundSplit& bound,
                                     const std::span<const BoundTensor>& outputs) {
-  const BoundTensor& input = bound.tensors.front();
-  return {input.data, &input.tensor.layout, bound.layouts.axis, false, outputs.size(), &outputs,
-          &piece_of_bound};
+  return bound_pieces_along_axis(kSplitRoles, bound, outputs);
 }
 
 }  // namespace detail
@@ -336,16 +239,17 @@ inline PiecesAlongAxis split_pieces(const BoundSplit& bound,
 // Every rule that needs no buffer (S1-S6, T1-T9, T11, T12, the feature-level table).
 inline SplitLayouts validate_split(const SplitOperatorDesc& desc,
                                    const SplitOptions& options = {}) {
-  SplitLayouts layouts;
-  detail::validate_split_descs(desc, options, layouts);
-  return layouts;
+  detail::PiecesLayouts layouts;
+  detail::validate_pieces_descs(detail::kSplitRoles, detail::pieces_desc(desc),
+                                options.feature_level, layouts);
+  return detail::split_layouts(std::move(layouts));
 }
 
 // All of the above plus the bindings: one buffer per output (T9, T10) and no overlap (T13).
 inline SplitLayouts validate_split(const SplitOperatorDesc& desc, ConstBuffer input,
                                    std::span<const Buffer> outputs,
                                    const SplitOptions& options = {}) {
-  return detail::bind_split(desc, input, outputs, options).layouts;
+  return detail::split_layouts(detail::bind_split(desc, input, outputs, options).layouts);
 }
 inline SplitLayouts validate_split(const SplitOperatorDesc& desc, ConstBuffer input,
                                    std::initializer_list<Buffer> outputs,
@@ -373,12 +277,8 @@ void split(const SplitOperatorDesc& desc, ConstBuffer input, std::span<const Buf
            const SplitOptions& options = {}) {
   const detail::BoundSplit bound = detail::bind_split(desc, input, outputs, options);
   visit(bound.layouts.data_type, [&]<class T>(std::type_identity<T>) {
-    std::vector<TensorView<T>> output_views;
-    output_views.reserve(bound.tensors.size() - 1);
-    for (std::size_t i = 1; i < bound.tensors.size(); ++i) {
-      output_views.push_back(view_of<T>(bound.tensors[i]));
-    }
-    detail::split_reference<T>(view_of<const T>(bound.tensors.front()), output_views,
+    detail::split_reference<T>(view_of<const T>(bound.tensors.front()),
+                               detail::bound_piece_views<T>(detail::kSplitRoles, bound),
                                bound.layouts.axis);
   });
 }
