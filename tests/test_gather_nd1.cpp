@@ -219,9 +219,14 @@ std::vector<T> run_runtime(const Sizes& in_sizes, const std::vector<T>& in, cons
   input.set(in);
   indices.set(ix);
   output.set(sentinel_buffer<T>(product(out_sizes)));
-  run_runtime_bound({&input.desc, &indices.desc, &output.desc, r, q, b}, input.cbuf(),
-                    indices.cbuf(), output.buf(), out_sizes, options);
-  return output.get();
+  const GatherNd1OperatorDesc desc{&input.desc, &indices.desc, &output.desc, r, q, b};
+  run_runtime_bound(desc, input.cbuf(), indices.cbuf(), output.buf(), out_sizes, options);
+  const std::vector<T> fast = output.get();
+  // The runtime form of the plain loop (by element width) gives the same elements.
+  output.set(sentinel_buffer<T>(product(out_sizes)));
+  reference::gather_nd1(desc, input.cbuf(), indices.cbuf(), output.buf(), options);
+  CHECK(same_elements(output.get(), fast));
+  return fast;
 }
 
 Layout strided(const Sizes& sizes, const std::vector<std::int64_t>& strides) {
@@ -477,6 +482,8 @@ TEST_CASE_TEMPLATE("GATHER_ND1 G10: out-of-range indices on both ends are reject
     DMLREF_CHECK_ERROR(validate_gather_nd1(desc, input.cbuf(), indices.cbuf(), output.buf()),
                        ErrorCode::G10, c.message);
     DMLREF_CHECK_ERROR(gather_nd1(desc, input.cbuf(), indices.cbuf(), output.buf()),
+                       ErrorCode::G10, c.message);
+    DMLREF_CHECK_ERROR(reference::gather_nd1(desc, input.cbuf(), indices.cbuf(), output.buf()),
                        ErrorCode::G10, c.message);
     CHECK(same_elements(output.storage, before));
   }

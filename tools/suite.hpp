@@ -740,11 +740,6 @@ inline dmlref::Buffer buffer_of(Model& m, const std::string& field) {
   return {b.bytes.data(), b.bytes.size()};
 }
 
-template <class T>
-dmlref::TensorView<T> view_of_desc(const dmlref::BufferTensorDesc& d, const void* data) {
-  return dmlref::TensorView<T>(static_cast<T*>(const_cast<void*>(data)), dmlref::detail::layout_of_desc(d));
-}
-
 }  // namespace detail
 
 // Runs the model's operator on its resources (validating first, like DirectML's
@@ -808,20 +803,7 @@ inline void run_model(Model& m, Engine engine, dmlref::FeatureLevel level = dmlr
     if (fast) {
       gather_nd1(desc, in, idx, out, options);
     } else {
-      // The library has no runtime form of the plain loop: validate with the buffers, then run
-      // the typed reference on views of them.
-      validate_gather_nd1(desc, in, idx, out, options);
-      visit(desc.InputTensor->DataType, [&](auto data_tag) {
-        using T = typename decltype(data_tag)::type;
-        visit_index(desc.IndicesTensor->DataType, ErrorCode::G3, [&](auto index_tag) {
-          using I = typename decltype(index_tag)::type;
-          reference::gather_nd1<T, I>(detail::view_of_desc<const T>(*desc.InputTensor, in.data),
-                                      detail::view_of_desc<const I>(*desc.IndicesTensor, idx.data),
-                                      detail::view_of_desc<T>(*desc.OutputTensor, out.data),
-                                      desc.InputDimensionCount, desc.IndicesDimensionCount,
-                                      desc.BatchDimensionCount, options);
-        });
-      });
+      reference::gather_nd1(desc, in, idx, out, options);
     }
   } else if (m.op_type == "DML_OPERATOR_REVERSE_SUBSEQUENCES" || m.op_type == "REVERSE_SUBSEQUENCES") {
     ReverseSubsequencesOperatorDesc desc;

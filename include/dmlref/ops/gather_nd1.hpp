@@ -533,6 +533,27 @@ void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorVi
                                options.index_policy);
 }
 
+// The same on a description and its buffers: every check of the runtime entry point (G10
+// included, before anything is written), then the plain loop. A template only so that its body
+// compiles in the translation unit that calls it.
+template <class Deferred = void>
+void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
+                Buffer output, const GatherNd1Options& options = {}) {
+  const detail::GatherNd1Validated v =
+      detail::validate_gather_nd1_bound(desc, input, indices, output, options);
+  // By element width: the plain loop moves bits and never reads a value, so the loop over the
+  // unsigned integer of the element's size is the same loop (4 instantiations serve 11 types).
+  visit_width(v.input.data_type, [&]<class W>(std::type_identity<W>) {
+    visit_index(v.indices.data_type, ErrorCode::G3, [&]<class I>(std::type_identity<I>) {
+      detail::gather_nd1_reference(view_of<const W>(v.input, static_cast<const W*>(input.data)),
+                                   view_of<const I>(v.indices, static_cast<const I*>(indices.data)),
+                                   view_of<W>(v.output, static_cast<W*>(output.data)),
+                                   desc.InputDimensionCount, desc.IndicesDimensionCount,
+                                   desc.BatchDimensionCount, options.index_policy);
+    });
+  });
+}
+
 }  // namespace reference
 
 // GATHER_ND1 on typed views. Validates everything first (G10 in the fast path's index pass, which
