@@ -1,11 +1,14 @@
 // dmlref: the one exception type and its codes.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
+#include <initializer_list>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace dmlref {
@@ -112,13 +115,69 @@ class Error : public std::invalid_argument {
 
 namespace detail {
 
-// Builds a message from streamable parts and throws. Kept out of line of the hot paths: it is only
-// reached once validation has failed.
+// One argument of fail(): text, a character or a number, formatted as std::ostream formats it.
+// fail() turns its arguments into these and calls one function, so formatting a message compiles
+// once, not once per combination of argument types (which every call site used to instantiate).
+class MessagePart {
+ public:
+  MessagePart(std::string_view text) noexcept : text_(text) {}
+  MessagePart(const std::string& text) noexcept : text_(text) {}
+  MessagePart(const char* text) noexcept : text_(text) {}
+  // Characters, as a stream prints them (int8_t and uint8_t included).
+  template <class C>
+    requires(std::same_as<C, char> || std::same_as<C, signed char> ||
+             std::same_as<C, unsigned char>)
+  MessagePart(C c) noexcept : kind_(Kind::Char), char_(static_cast<char>(c)) {}
+  template <std::integral I>
+    requires(!std::same_as<I, char> && !std::same_as<I, signed char> &&
+             !std::same_as<I, unsigned char>)
+  MessagePart(I value) noexcept {
+    if constexpr (std::is_signed_v<I>) {
+      kind_ = Kind::Signed;
+      signed_ = value;
+    } else {
+      kind_ = Kind::Unsigned;
+      unsigned_ = value;
+    }
+  }
+  template <std::floating_point F>
+  MessagePart(F value) noexcept : kind_(Kind::Double), double_(static_cast<double>(value)) {}
+
+  void append_to(std::string& message) const {
+    switch (kind_) {
+      case Kind::Text: message += text_; return;
+      case Kind::Char: message += char_; return;
+      case Kind::Signed: message += std::to_string(signed_); return;
+      case Kind::Unsigned: message += std::to_string(unsigned_); return;
+      case Kind::Double: {
+        std::ostringstream os;  // a stream's default format, as before
+        os << double_;
+        message += os.str();
+        return;
+      }
+    }
+  }
+
+ private:
+  enum class Kind : unsigned char { Text, Char, Signed, Unsigned, Double };
+  Kind kind_ = Kind::Text;
+  std::string_view text_;
+  char char_ = 0;
+  long long signed_ = 0;
+  unsigned long long unsigned_ = 0;
+  double double_ = 0;
+};
+
+[[noreturn]] inline void fail_with(ErrorCode code, std::initializer_list<MessagePart> parts) {
+  std::string message;
+  for (const MessagePart& part : parts) part.append_to(message);
+  throw Error(code, message);
+}
+
+// Builds a message from its parts and throws. Only reached once validation has failed.
 template <class... Parts>
-[[noreturn]] void fail(ErrorCode code, const Parts&... parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  throw Error(code, os.str());
+[[noreturn]] inline void fail(ErrorCode code, const Parts&... parts) {
+  fail_with(code, {MessagePart(parts)...});
 }
 
 }  // namespace detail
