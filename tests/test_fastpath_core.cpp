@@ -98,8 +98,9 @@ TEST_CASE_TEMPLATE("join and split in groups of blocks and in slabs equal the go
     };
     // Mostly contiguous operands, so most blocks take the grouped path.
     const auto operand = [&](const std::vector<std::uint32_t>& sizes, bool is_input) {
-      return rng() % 2 == 0 ? random_operand(rng, sizes, is_input, true)
-                            : Operand{Layout::packed(sizes), 0, Layout::packed(sizes).element_count()};
+      if (rng() % 2 == 0) return random_operand(rng, sizes, is_input, true);
+      const Layout packed = Layout::packed(sizes);
+      return Operand{packed, 0, packed.element_count()};
     };
     CAPTURE(iteration);
     CAPTURE(axis);
@@ -185,14 +186,14 @@ TEST_CASE("copy_pieces streams the runs of a 64 MiB join and writes every byte")
   for (std::uint32_t i = 0; i < kPieces; ++i) {
     data.push_back(test::distinct_buffer<std::uint32_t>(std::size_t{kRows} * kWidth, i * 7919u));
   }
-  for (std::uint32_t i = 0; i < kPieces; ++i) inputs.emplace_back(data[i].data(), Layout::packed({kRows, kWidth}));
+  for (std::uint32_t i = 0; i < kPieces; ++i) {
+    inputs.emplace_back(data[i].data(), Layout::packed({kRows, kWidth}));
+  }
   // One element of padding per row, so rows start at every 4-byte alignment.
   constexpr std::uint32_t kPitch = kWidth * kPieces + 1;
   std::vector<std::uint32_t> out(std::size_t{kRows} * kPitch, 0xA5A5A5A5u);
-  join<std::uint32_t>(inputs,
-                      TensorView<std::uint32_t>(out.data(), Layout::strided({kRows, kWidth * kPieces},
-                                                                          {kPitch, 1})),
-                      1);
+  const Layout out_layout = Layout::strided({kRows, kWidth * kPieces}, {kPitch, 1});
+  join<std::uint32_t>(inputs, TensorView<std::uint32_t>(out.data(), out_layout), 1);
   std::uint32_t wrong = 0;
   for (std::uint32_t r = 0; r < kRows; ++r) {
     for (std::uint32_t i = 0; i < kPieces; ++i) {
@@ -398,7 +399,8 @@ TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every widt
           const std::int64_t pitch_c = rows + 2, pitch_r = cols + 3;
           const std::int64_t block_c = pitch_c * cols, block_r = pitch_r * rows;
           const std::vector<std::uint32_t> shape{outer, rows, cols};
-          const std::vector<std::int64_t> columns{block_c, 1, pitch_c}, rows_first{block_r, pitch_r, 1};
+          const std::vector<std::int64_t> columns{block_c, 1, pitch_c};
+          const std::vector<std::int64_t> rows_first{block_r, pitch_r, 1};
           Layout src_layout = Layout::strided(shape, source_columns ? columns : rows_first);
           const Layout dst_layout = Layout::strided(shape, source_columns ? rows_first : columns);
           std::int64_t origin = 1;  // one element past the buffer's start: unaligned
@@ -407,8 +409,9 @@ TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every widt
             src_layout.strides[d] = -src_layout.strides[d];
             origin += -src_layout.strides[d] * (shape[d] - 1);
           }
-          const std::size_t elements = static_cast<std::size_t>(outer * std::max(block_c, block_r)) + 2;
-          const std::vector<T> src_data = test::distinct_buffer<T>(elements + static_cast<std::size_t>(origin));
+          const auto elements = static_cast<std::size_t>(outer * std::max(block_c, block_r)) + 2;
+          const std::vector<T> src_data =
+              test::distinct_buffer<T>(elements + static_cast<std::size_t>(origin));
           const TensorView<const T> src(src_data.data() + origin, src_layout);
           std::vector<T> expected = sentinel_buffer<T>(elements + 1);
           std::vector<T> actual = expected;

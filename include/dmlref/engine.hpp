@@ -240,7 +240,8 @@ void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes
   };
   // Streaming is decided once, from all blocks together: each block may be small, the whole not.
   std::uint64_t total_bytes = 0;
-  std::uint64_t run_blocks = 0, position_bytes = 0;  // blocks moved as runs, their bytes per position
+  std::uint64_t run_blocks = 0;      // blocks moved as runs
+  std::uint64_t position_bytes = 0;  // their bytes at one outer position
   std::int64_t base = 0;
   for (std::size_t i = 0; i < p.count; ++i) {
     const auto b = block_of(i, base);

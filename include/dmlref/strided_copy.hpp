@@ -677,7 +677,8 @@ __attribute__((target("avx2"))) inline void transpose_block_avx2(const unsigned 
   // No lambdas here: a lambda's body would not inherit the target attribute.
   __m256i r[kBlock];
   for (std::size_t y = 0; y < kBlock; ++y) {
-    r[y] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + static_cast<std::int64_t>(y) * as));
+    const unsigned char* row = a + static_cast<std::int64_t>(y) * as;
+    r[y] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row));
   }
   __m256i o[kBlock];  // o[x]: column x of the block, the row x of b
   if constexpr (Bytes == 8) {
