@@ -27,9 +27,6 @@
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #endif
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(__CUDACC__)
-#include <immintrin.h>
-#endif
 
 #include "dmlref/error.hpp"
 #include "dmlref/layout.hpp"
@@ -664,51 +661,65 @@ inline void transpose_block_sse2(const unsigned char* a, std::int64_t as, unsign
 }
 #endif
 
-// AVX2 (runtime-dispatched; never under nvcc, whose host pass takes the SSE2 path): 8 x 8 blocks
-// of 4-byte elements and 4 x 4 of 8-byte ones, in 32-byte registers.
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(__CUDACC__)
+// AVX2 (runtime-dispatched): 8 x 8 blocks of 4-byte elements and 4 x 4 of 8-byte ones, in
+// 32-byte registers. Written with the compilers' generic vectors and __builtin_shufflevector
+// rather than <immintrin.h>, whose declarations alone cost every including TU 0.4 s; the
+// shuffles are the lane interleaves (vpunpck*) and half swaps (vperm2i128) of the textbook
+// transpose, and like them move bits only. Not under nvcc, whose host pass takes the SSE2 path.
+#if defined(__x86_64__) && !defined(__CUDACC__) && \
+    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
 #define DMLREF_HAS_AVX2_PATH 1
 template <std::size_t Bytes>
 __attribute__((target("avx2"))) inline void transpose_block_avx2(const unsigned char* a,
                                                                  std::int64_t as, unsigned char* b,
                                                                  std::int64_t bs) noexcept {
   static_assert(Bytes == 4 || Bytes == 8);
-  constexpr std::size_t kBlock = 32 / Bytes;
-  // No lambdas here: a lambda's body would not inherit the target attribute.
-  __m256i r[kBlock];
-  for (std::size_t y = 0; y < kBlock; ++y) {
-    const unsigned char* row = a + static_cast<std::int64_t>(y) * as;
-    r[y] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row));
-  }
-  __m256i o[kBlock];  // o[x]: column x of the block, the row x of b
+  using Lane = typename BitsOfSize<Bytes>::type;
+  typedef Lane Vec __attribute__((vector_size(32)));
+  // The same vector at any address and aliasing anything: one unaligned load or store each.
+  typedef Lane Unaligned __attribute__((vector_size(32), aligned(1), may_alias));
+  // Named registers, no arrays or lambdas: arrays went through the stack, and a lambda's body
+  // would not inherit the target attribute.
+#define DMLREF_ROW(y) (*reinterpret_cast<const Unaligned*>(a + (y) * as))
+#define DMLREF_OUT(x) (*reinterpret_cast<Unaligned*>(b + (x) * bs))
   if constexpr (Bytes == 8) {
-    // Each register holds columns 0-1 | 2-3; pairs of rows interleaved, then the halves swapped.
-    const __m256i t0 = _mm256_unpacklo_epi64(r[0], r[1]), t1 = _mm256_unpackhi_epi64(r[0], r[1]);
-    const __m256i t2 = _mm256_unpacklo_epi64(r[2], r[3]), t3 = _mm256_unpackhi_epi64(r[2], r[3]);
-    o[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
-    o[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
-    o[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
-    o[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+    // Rows hold columns 0-1 | 2-3: pairs of rows interleaved per half, then the halves swapped.
+    const Vec r0 = DMLREF_ROW(0), r1 = DMLREF_ROW(1), r2 = DMLREF_ROW(2), r3 = DMLREF_ROW(3);
+    const Vec t0 = __builtin_shufflevector(r0, r1, 0, 4, 2, 6);
+    const Vec t1 = __builtin_shufflevector(r0, r1, 1, 5, 3, 7);
+    const Vec t2 = __builtin_shufflevector(r2, r3, 0, 4, 2, 6);
+    const Vec t3 = __builtin_shufflevector(r2, r3, 1, 5, 3, 7);
+    DMLREF_OUT(0) = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    DMLREF_OUT(1) = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    DMLREF_OUT(2) = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    DMLREF_OUT(3) = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
   } else {
-    __m256i u[8];  // per quad of rows, columns c | c + 4 in the two halves
-    for (std::size_t i = 0; i < 8; i += 4) {
-      const __m256i t0 = _mm256_unpacklo_epi32(r[i], r[i + 1]);
-      const __m256i t1 = _mm256_unpackhi_epi32(r[i], r[i + 1]);
-      const __m256i t2 = _mm256_unpacklo_epi32(r[i + 2], r[i + 3]);
-      const __m256i t3 = _mm256_unpackhi_epi32(r[i + 2], r[i + 3]);
-      u[i] = _mm256_unpacklo_epi64(t0, t2);
-      u[i + 1] = _mm256_unpackhi_epi64(t0, t2);
-      u[i + 2] = _mm256_unpacklo_epi64(t1, t3);
-      u[i + 3] = _mm256_unpackhi_epi64(t1, t3);
-    }
-    for (std::size_t c = 0; c < 4; ++c) {
-      o[c] = _mm256_permute2x128_si256(u[c], u[c + 4], 0x20);
-      o[c + 4] = _mm256_permute2x128_si256(u[c], u[c + 4], 0x31);
-    }
+    // Per quad of rows: pairs interleaved, then quads, leaving columns c | c + 4 in the halves.
+#define DMLREF_QUAD(y, u0, u1, u2, u3)                                                  \
+  const Vec u0##_r0 = DMLREF_ROW(y), u0##_r1 = DMLREF_ROW(y + 1);                       \
+  const Vec u0##_r2 = DMLREF_ROW(y + 2), u0##_r3 = DMLREF_ROW(y + 3);                   \
+  const Vec u0##_t0 = __builtin_shufflevector(u0##_r0, u0##_r1, 0, 8, 1, 9, 4, 12, 5, 13);  \
+  const Vec u0##_t1 = __builtin_shufflevector(u0##_r0, u0##_r1, 2, 10, 3, 11, 6, 14, 7, 15); \
+  const Vec u0##_t2 = __builtin_shufflevector(u0##_r2, u0##_r3, 0, 8, 1, 9, 4, 12, 5, 13);  \
+  const Vec u0##_t3 = __builtin_shufflevector(u0##_r2, u0##_r3, 2, 10, 3, 11, 6, 14, 7, 15); \
+  const Vec u0 = __builtin_shufflevector(u0##_t0, u0##_t2, 0, 1, 8, 9, 4, 5, 12, 13);       \
+  const Vec u1 = __builtin_shufflevector(u0##_t0, u0##_t2, 2, 3, 10, 11, 6, 7, 14, 15);     \
+  const Vec u2 = __builtin_shufflevector(u0##_t1, u0##_t3, 0, 1, 8, 9, 4, 5, 12, 13);       \
+  const Vec u3 = __builtin_shufflevector(u0##_t1, u0##_t3, 2, 3, 10, 11, 6, 7, 14, 15);
+    DMLREF_QUAD(0, u0, u1, u2, u3)
+    DMLREF_QUAD(4, u4, u5, u6, u7)
+#undef DMLREF_QUAD
+    DMLREF_OUT(0) = __builtin_shufflevector(u0, u4, 0, 1, 2, 3, 8, 9, 10, 11);
+    DMLREF_OUT(1) = __builtin_shufflevector(u1, u5, 0, 1, 2, 3, 8, 9, 10, 11);
+    DMLREF_OUT(2) = __builtin_shufflevector(u2, u6, 0, 1, 2, 3, 8, 9, 10, 11);
+    DMLREF_OUT(3) = __builtin_shufflevector(u3, u7, 0, 1, 2, 3, 8, 9, 10, 11);
+    DMLREF_OUT(4) = __builtin_shufflevector(u0, u4, 4, 5, 6, 7, 12, 13, 14, 15);
+    DMLREF_OUT(5) = __builtin_shufflevector(u1, u5, 4, 5, 6, 7, 12, 13, 14, 15);
+    DMLREF_OUT(6) = __builtin_shufflevector(u2, u6, 4, 5, 6, 7, 12, 13, 14, 15);
+    DMLREF_OUT(7) = __builtin_shufflevector(u3, u7, 4, 5, 6, 7, 12, 13, 14, 15);
   }
-  for (std::size_t x = 0; x < kBlock; ++x) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(b + static_cast<std::int64_t>(x) * bs), o[x]);
-  }
+#undef DMLREF_ROW
+#undef DMLREF_OUT
 }
 
 template <std::size_t Bytes>
