@@ -1,10 +1,11 @@
 // The strided-copy core's specialised paths, each diffed against a plain definition over all
 // eleven types: the 16-byte reversal of copy_run_reversed (every length 0-100, so every tail),
-// the fixed-size short runs of copy_with_plan (every row length 1-70 elements, padded), and the
-// slab-by-slab block copies JOIN and SPLIT use (copy_blocks with slabs shrunk to a few bytes, so
-// small random shapes cut into slabs at every dimension, on strided, broadcast and reversed
-// operands), and REVERSE_SUBSEQUENCES's walk of side-by-side subsequences in column groups.
-// The operator-level diffs in test_fastpath_*.cpp use shapes too small for slabs.
+// the fixed-size short runs of copy_with_plan (every row length 1-70 elements, padded) and
+// copy_bytes_short (every length), the block copies JOIN and SPLIT use (copy_pieces with groups
+// and slabs shrunk so small random shapes take several of each, on strided, broadcast and
+// reversed operands, and a join large enough to stream), the register-blocked transposes (every
+// width, SSE2 and AVX2 kernels, every edge), and REVERSE_SUBSEQUENCES's walk of side-by-side
+// subsequences in column groups.
 // The streaming stores of large copies (copy_bytes_streaming, every length and alignment, and a
 // GATHER_ND1 whose output is large enough to stream).
 // Also the vectorisable index check (legal_index_bounds, all_indices_legal) against the scalar
@@ -38,8 +39,10 @@ using test::same_buffers;
 using test::sentinel_buffer;
 using Operand = test::RandomOperand;
 
-// Slab sizes from below one element (no slabs) to several rows.
-constexpr std::uint64_t kSlabs[] = {1, 8, 24, 64, 200, 1000};
+// Slab sizes from below one element (one outer position per slab) to several rows, and the
+// default; group sizes from one block to the default.
+constexpr std::uint64_t kSlabs[] = {1, 24, 200, detail::kSlabBytes};
+constexpr std::size_t kGroups[] = {1, 2, 3, detail::kBlockGroup};
 
 }  // namespace
 
@@ -75,20 +78,31 @@ TEST_CASE_TEMPLATE("strided_copy of padded rows equals reference_copy for row le
   }
 }
 
-TEST_CASE_TEMPLATE("join and split slab by slab equal the golden loops", T, DMLREF_ALL_TYPES) {
+TEST_CASE_TEMPLATE("join and split in groups of blocks and in slabs equal the golden loops", T,
+                   DMLREF_ALL_TYPES) {
+  // copy_pieces moves blocks whose inner dimensions are one contiguous run side by side, in
+  // groups (shrunk here to 1-3 blocks, so several groups share each slab) and slabs (shrunk to a
+  // few bytes, so slabs start at every outer position); other blocks (transposed, padded,
+  // broadcast, reversed) alone. Random operands give every mix, at ranks 1-8 and every axis.
   std::mt19937 rng(20261121);
-  for (int iteration = 0; iteration < 96; ++iteration) {
-    const auto rank = static_cast<std::size_t>(1 + iteration % 6);
-    const auto axis = static_cast<std::uint32_t>((iteration / 6) % rank);
+  for (int iteration = 0; iteration < 128; ++iteration) {
+    const auto rank = static_cast<std::size_t>(1 + iteration % 8);
+    const auto axis = static_cast<std::uint32_t>((iteration / 8) % rank);
     std::vector<std::uint32_t> whole(rank);
     for (auto& s : whole) s = 1 + static_cast<std::uint32_t>(rng() % (rank <= 3 ? 6 : 3));
-    std::vector<std::uint32_t> pieces(2 + rng() % 3);
+    std::vector<std::uint32_t> pieces(2 + rng() % 4);
     whole[axis] = 0;
     for (auto& p : pieces) whole[axis] += p = 1 + static_cast<std::uint32_t>(rng() % 3);
     const auto piece_sizes = [&](std::size_t i) {
       std::vector<std::uint32_t> s = whole;
       s[axis] = pieces[i];
       return s;
+    };
+    // Mostly contiguous operands, so most blocks take the grouped path.
+    const auto operand = [&](const std::vector<std::uint32_t>& sizes, bool is_input) {
+      if (rng() % 2 == 0) return random_operand(rng, sizes, is_input, true);
+      const Layout packed = Layout::packed(sizes);
+      return Operand{packed, 0, packed.element_count()};
     };
     CAPTURE(iteration);
     CAPTURE(axis);
@@ -99,32 +113,39 @@ TEST_CASE_TEMPLATE("join and split slab by slab equal the golden loops", T, DMLR
     std::vector<std::vector<T>> in_data;
     std::vector<TensorView<const T>> inputs;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-      in_ops.push_back(random_operand(rng, piece_sizes(i), true, true));
+      in_ops.push_back(operand(piece_sizes(i), true));
       in_data.push_back(test::distinct_buffer<T>(in_ops[i].elements, 1000 * i));
     }
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       inputs.emplace_back(in_data[i].data() + in_ops[i].origin, in_ops[i].layout);
     }
-    const Operand out = random_operand(rng, whole, false, true);
+    const std::span<const TensorView<const T>> input_span(inputs);
+    const Operand out = operand(whole, false);
     std::vector<T> golden = sentinel_buffer<T>(out.elements);
     reference::join<T>(inputs, TensorView<T>(golden.data() + out.origin, out.layout), axis);
     for (std::uint64_t slab : kSlabs) {
-      std::vector<T> fast = sentinel_buffer<T>(out.elements);
-      detail::join_fast<T>(inputs, TensorView<T>(fast.data() + out.origin, out.layout), axis,
-                           slab);
-      CAPTURE(slab);
-      CHECK(same_buffers(golden, fast));
+      for (std::size_t group : kGroups) {
+        std::vector<T> fast = sentinel_buffer<T>(out.elements);
+        const TensorView<T> output(fast.data() + out.origin, out.layout);
+        detail::copy_pieces<detail::BitsOf<T>>(
+            {output.data(), &output.layout(), axis, true, inputs.size(), &input_span,
+             &detail::piece_of_views<TensorView<const T>>},
+            slab, group);
+        CAPTURE(slab);
+        CAPTURE(group);
+        CHECK(same_buffers(golden, fast));
+      }
     }
 
     // SPLIT: the whole into the pieces.
-    const Operand in = random_operand(rng, whole, true, true);
+    const Operand in = operand(whole, true);
     const std::vector<T> whole_data = test::distinct_buffer<T>(in.elements);
     const TensorView<const T> input(whole_data.data() + in.origin, in.layout);
     std::vector<Operand> out_ops;
     std::vector<std::vector<T>> golden_parts;
     std::vector<TensorView<T>> golden_views;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-      out_ops.push_back(random_operand(rng, piece_sizes(i), false, true));
+      out_ops.push_back(operand(piece_sizes(i), false));
       golden_parts.push_back(sentinel_buffer<T>(out_ops[i].elements));
     }
     for (std::size_t i = 0; i < pieces.size(); ++i) {
@@ -132,19 +153,74 @@ TEST_CASE_TEMPLATE("join and split slab by slab equal the golden loops", T, DMLR
     }
     reference::split<T>(input, golden_views, axis);
     for (std::uint64_t slab : kSlabs) {
-      std::vector<std::vector<T>> parts;
-      std::vector<TensorView<T>> views;
-      for (std::size_t i = 0; i < pieces.size(); ++i) {
-        parts.push_back(sentinel_buffer<T>(out_ops[i].elements));
+      for (std::size_t group : kGroups) {
+        std::vector<std::vector<T>> parts;
+        std::vector<TensorView<T>> views;
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+          parts.push_back(sentinel_buffer<T>(out_ops[i].elements));
+        }
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+          views.emplace_back(parts[i].data() + out_ops[i].origin, out_ops[i].layout);
+        }
+        const std::span<const TensorView<T>> view_span(views);
+        detail::copy_pieces<detail::BitsOf<T>>(
+            {input.data(), &input.layout(), axis, false, views.size(), &view_span,
+             &detail::piece_of_views<TensorView<T>>},
+            slab, group);
+        CAPTURE(slab);
+        CAPTURE(group);
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+          CHECK(same_buffers(golden_parts[i], parts[i]));
+        }
       }
-      for (std::size_t i = 0; i < pieces.size(); ++i) {
-        views.emplace_back(parts[i].data() + out_ops[i].origin, out_ops[i].layout);
-      }
-      detail::split_fast<T>(input, views, axis, slab);
-      CAPTURE(slab);
-      for (std::size_t i = 0; i < pieces.size(); ++i) {
-        CHECK(same_buffers(golden_parts[i], parts[i]));
-      }
+    }
+  }
+}
+
+TEST_CASE("copy_pieces streams the runs of a 64 MiB join and writes every byte") {
+  // Four pieces of {65536, 64} UINT32 (256-byte rows) joined along the last axis: a 64 MiB output
+  // (kStreamMinBytes), so the grouped runs go through streaming stores. Checked row by row
+  // against the pieces (the golden loop over 16 Mi elements would be slow under sanitizers).
+  constexpr std::uint32_t kRows = 65536, kWidth = 64, kPieces = 4;
+  REQUIRE(std::uint64_t{kRows} * kWidth * kPieces * 4 >= detail::kStreamMinBytes);
+  std::vector<std::vector<std::uint32_t>> data;
+  std::vector<TensorView<const std::uint32_t>> inputs;
+  for (std::uint32_t i = 0; i < kPieces; ++i) {
+    data.push_back(test::distinct_buffer<std::uint32_t>(std::size_t{kRows} * kWidth, i * 7919u));
+  }
+  for (std::uint32_t i = 0; i < kPieces; ++i) {
+    inputs.emplace_back(data[i].data(), Layout::packed({kRows, kWidth}));
+  }
+  // One element of padding per row, so rows start at every 4-byte alignment.
+  constexpr std::uint32_t kPitch = kWidth * kPieces + 1;
+  std::vector<std::uint32_t> out(std::size_t{kRows} * kPitch, 0xA5A5A5A5u);
+  const Layout out_layout = Layout::strided({kRows, kWidth * kPieces}, {kPitch, 1});
+  join<std::uint32_t>(inputs, TensorView<std::uint32_t>(out.data(), out_layout), 1);
+  std::uint32_t wrong = 0;
+  for (std::uint32_t r = 0; r < kRows; ++r) {
+    for (std::uint32_t i = 0; i < kPieces; ++i) {
+      wrong += std::memcmp(out.data() + std::size_t{r} * kPitch + i * kWidth,
+                           data[i].data() + std::size_t{r} * kWidth, kWidth * 4) != 0;
+    }
+    wrong += out[std::size_t{r} * kPitch + kWidth * kPieces] != 0xA5A5A5A5u;
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("copy_bytes_short equals memcpy for every length 0-300 and alignment") {
+  std::vector<unsigned char> src(320);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 13 + 5);
+  for (std::size_t misalign = 0; misalign < 4; ++misalign) {
+    for (std::size_t bytes = 0; bytes <= 300; ++bytes) {
+      unsigned char expected[320];
+      unsigned char actual[320];
+      std::memset(expected, kSentinel, sizeof expected);
+      std::memset(actual, kSentinel, sizeof actual);
+      std::memcpy(expected + misalign, src.data() + 1, bytes);
+      detail::copy_bytes_short(actual + misalign, src.data() + 1, bytes);
+      CAPTURE(misalign);
+      CAPTURE(bytes);
+      CHECK(std::memcmp(expected, actual, sizeof expected) == 0);
     }
   }
 }
@@ -297,6 +373,60 @@ TEST_CASE_TEMPLATE("strided_copy of transposes in tiles equals reference_copy", 
     CAPTURE(src_layout.sizes_string());
     CAPTURE(src_layout.strides_string());
     CHECK(same_buffers(expected, actual));
+  }
+}
+
+TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every width, kernel, edge", T,
+                   std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t) {
+  // copy_transposed moves K x K blocks (K = 2-8 by width) in bands of 64 bytes and chunks of
+  // kTransposeChunkLines lines, element by element at the edges: sizes around every multiple of
+  // those, in both directions, with padded rows, a reversed source, bases one element off their
+  // alignment, and an outer dimension. Once with the AVX2 kernels (where the CPU has them) and
+  // once with the SSE2 ones.
+  const std::uint32_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 130};
+  const std::uint32_t few[] = {2, 9, 17, 64, 65};
+  struct AvxRestore {
+    ~AvxRestore() { detail::allow_avx2 = true; }
+  } restore;
+  for (const bool avx2 : {true, false}) {
+    detail::allow_avx2 = avx2;
+    for (std::uint32_t rows : sizes) {
+      for (std::uint32_t cols : few) {
+        for (int variant = 0; variant < 8; ++variant) {
+          const bool source_columns = variant % 2 == 0;  // source column-major, else destination
+          const bool reversed = variant / 2 % 2 == 1;    // the strided source dimension negated
+          const std::uint32_t outer = variant / 4 == 0 ? 1 : 3;
+          // Column-major side: element (o, i, j) at o * rows * cols + i + j * pitch_c; the other
+          // side row-major with a padded pitch.
+          const std::int64_t pitch_c = rows + 2, pitch_r = cols + 3;
+          const std::int64_t block_c = pitch_c * cols, block_r = pitch_r * rows;
+          const std::vector<std::uint32_t> shape{outer, rows, cols};
+          const std::vector<std::int64_t> columns{block_c, 1, pitch_c};
+          const std::vector<std::int64_t> rows_first{block_r, pitch_r, 1};
+          Layout src_layout = Layout::strided(shape, source_columns ? columns : rows_first);
+          const Layout dst_layout = Layout::strided(shape, source_columns ? rows_first : columns);
+          std::int64_t origin = 1;  // one element past the buffer's start: unaligned
+          if (reversed) {
+            const std::uint32_t d = source_columns ? 2 : 1;
+            src_layout.strides[d] = -src_layout.strides[d];
+            origin += -src_layout.strides[d] * (shape[d] - 1);
+          }
+          const auto elements = static_cast<std::size_t>(outer * std::max(block_c, block_r)) + 2;
+          const std::vector<T> src_data =
+              test::distinct_buffer<T>(elements + static_cast<std::size_t>(origin));
+          const TensorView<const T> src(src_data.data() + origin, src_layout);
+          std::vector<T> expected = sentinel_buffer<T>(elements + 1);
+          std::vector<T> actual = expected;
+          reference_copy<T>(src, TensorView<T>(expected.data() + 1, dst_layout));
+          strided_copy<T>(src, TensorView<T>(actual.data() + 1, dst_layout));
+          CAPTURE(avx2);
+          CAPTURE(rows);
+          CAPTURE(cols);
+          CAPTURE(variant);
+          CHECK(same_buffers(expected, actual));
+        }
+      }
+    }
   }
 }
 

@@ -188,4 +188,51 @@ TEST_CASE_TEMPLATE("fast runtime join and split equal the runtime reference", T,
   }
 }
 
+TEST_CASE_TEMPLATE("join and split of more pieces than one group, in slabs, equal the golden loops",
+                   T, DMLREF_ALL_TYPES) {
+  // 37 pieces of 1-37 elements along the last axis of {600, 703}, at the default group size
+  // and slabs: the fast path moves them side by side in three groups (16, 16, 5), slab by slab.
+  // Every fifth piece is padded (its inner part not one contiguous run), so it is copied on its
+  // own between the groups' blocks.
+  constexpr std::uint32_t kRows = 600, kCount = 37;
+  Sizes widths(kCount);
+  std::uint32_t total = 0;
+  for (std::uint32_t i = 0; i < kCount; ++i) total += widths[i] = i + 1;
+  const auto piece_layout = [&](std::uint32_t i) {
+    const std::int64_t pitch = i % 5 == 4 ? 2 : 1;  // padded: every other element
+    return Layout::strided(Sizes{kRows, widths[i]},
+                           std::vector<std::int64_t>{pitch * widths[i], pitch});
+  };
+  std::vector<std::vector<T>> data;
+  std::vector<TensorView<const T>> inputs;
+  for (std::uint32_t i = 0; i < kCount; ++i) {
+    data.push_back(test::distinct_buffer<T>(2 * std::size_t{kRows} * widths[i], 1000 * i));
+  }
+  for (std::uint32_t i = 0; i < kCount; ++i) inputs.emplace_back(data[i].data(), piece_layout(i));
+  const Layout whole = Layout::packed({kRows, total});
+  std::vector<T> golden = sentinel_buffer<T>(whole.element_count());
+  std::vector<T> fast = golden;
+  reference::join<T>(inputs, TensorView<T>(golden.data(), whole), 1);
+  join<T>(inputs, TensorView<T>(fast.data(), whole), 1);
+  CHECK(same_buffers(golden, fast));
+
+  std::vector<std::vector<T>> golden_parts, fast_parts;
+  std::vector<TensorView<T>> golden_views, fast_views;
+  for (std::uint32_t i = 0; i < kCount; ++i) {
+    golden_parts.push_back(sentinel_buffer<T>(2 * std::size_t{kRows} * widths[i]));
+    fast_parts.push_back(golden_parts.back());
+  }
+  for (std::uint32_t i = 0; i < kCount; ++i) {
+    golden_views.emplace_back(golden_parts[i].data(), piece_layout(i));
+    fast_views.emplace_back(fast_parts[i].data(), piece_layout(i));
+  }
+  const TensorView<const T> input(golden.data(), whole);
+  reference::split<T>(input, golden_views, 1);
+  split<T>(input, fast_views, 1);
+  for (std::uint32_t i = 0; i < kCount; ++i) {
+    CAPTURE(i);
+    CHECK(same_buffers(golden_parts[i], fast_parts[i]));
+  }
+}
+
 }  // namespace test_fastpath_join_split

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <type_traits>
 
@@ -84,26 +85,217 @@ inline PieceRef piece_of_bound(const void* bound, std::size_t i) {
   return {b.data, &b.tensor.layout};
 }
 
-// Every piece copied to or from its block, with elements as W: copy_blocks goes slab by slab when
-// the blocks' rows interleave. The layouts must have passed the operator's validation.
-template <class W>
-void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes) {
-  const std::int64_t axis_stride = p.whole_layout->strides[p.axis];
-  W* const whole = static_cast<W*>(const_cast<void*>(p.whole));
-  const auto for_each_block = [&](const auto& f) {
-    std::int64_t base = 0;
-    for (std::size_t i = 0; i < p.count; ++i) {
-      const PieceRef piece = p.at(p.pieces, i);
-      W* const part = static_cast<W*>(const_cast<void*>(piece.data));
-      Layout block = *p.whole_layout;
-      block.sizes[p.axis] = piece.layout->sizes[p.axis];
-      const TensorView<W> in_whole(whole + base * axis_stride, block);
-      const TensorView<W> own(part, *piece.layout);
-      f(p.into_whole ? BlockCopy<W>{own, in_whole} : BlockCopy<W>{in_whole, own});
-      base += piece.layout->sizes[p.axis];
+// At most this many blocks are copied side by side (the rest of copy_pieces' comment says how).
+inline constexpr std::size_t kBlockGroup = 16;
+
+// Bytes copy_block_runs moves of one block before the next block's (whole runs, at least one):
+// 4 rows of 64 bytes measured as fast as one (each piece is still read in order), 8 or more
+// slower; runs of 16 bytes one at a time were 20% slower than in batches. At most 8 runs: rows
+// a power-of-two stride apart share one set of the 8-way L1 cache, and more evict each other
+// before the group's next block completes their lines (4096 pieces of 4 bytes: 2x slower).
+inline constexpr std::uint64_t kBlockRunBatchBytes = 256;
+
+// One block of a piece copy as bytes: at each position of the dimensions before the axis (the
+// outer ones), one contiguous run of `run_bytes` from src + src_offset to dst + dst_offset.
+// Steps are bytes per step of each outer dimension.
+struct BlockRun {
+  const unsigned char* src = nullptr;
+  unsigned char* dst = nullptr;
+  std::uint64_t run_bytes = 0;
+  std::array<std::int64_t, kMaxRank> src_step{};
+  std::array<std::int64_t, kMaxRank> dst_step{};
+};
+
+// The element count of dimensions [from, rank) of `layout` when they address one ascending run
+// of neighbouring elements (size-1 dimensions ignored), otherwise 0.
+inline std::uint64_t contiguous_tail(const Layout& layout, std::uint32_t from) noexcept {
+  std::uint64_t n = 1;
+  for (std::uint32_t d = layout.rank; d-- > from;) {
+    if (layout.sizes[d] == 1) continue;
+    if (layout.strides[d] != static_cast<std::int64_t>(n)) return 0;
+    n *= layout.sizes[d];
+  }
+  return n;
+}
+
+// Copies the runs of `count` blocks for the outer positions [begin, end) (row-major over the
+// outer dimensions `sizes`, `rank` of them), every block's run at one position before the next
+// position's: the blocks' rows then stream through memory side by side, each source and
+// destination read or written in order. Runs of `stream_min` bytes or more go through streaming
+// stores (the caller fences), when `stream_min` is not 0.
+inline void copy_block_runs(const BlockRun* blocks, std::size_t count,
+                            const std::array<std::uint64_t, kMaxRank>& sizes, std::uint32_t rank,
+                            std::uint64_t begin, std::uint64_t end, std::uint64_t stream_min) {
+  // Everything the loop reads lives in locals: the copies' stores may alias anything else as
+  // far as the compiler knows, which would reload each field after every run.
+  std::array<const unsigned char*, kBlockGroup> src{};
+  std::array<unsigned char*, kBlockGroup> dst{};
+  std::array<std::uint64_t, kBlockGroup> bytes{};
+  std::array<std::int64_t, kBlockGroup> src_at{}, dst_at{}, src_step{}, dst_step{};
+  std::array<std::uint64_t, kMaxRank> c{};
+  std::uint64_t q = begin;  // begin's coordinates, row-major
+  for (std::uint32_t d = rank; d-- > 0;) {
+    c[d] = q % sizes[d];
+    q /= sizes[d];
+  }
+  for (std::size_t b = 0; b < count; ++b) {
+    src[b] = blocks[b].src;
+    dst[b] = blocks[b].dst;
+    bytes[b] = blocks[b].run_bytes;
+    src_step[b] = blocks[b].src_step[rank - 1];
+    dst_step[b] = blocks[b].dst_step[rank - 1];
+    for (std::uint32_t d = 0; d < rank; ++d) {
+      src_at[b] += static_cast<std::int64_t>(c[d]) * blocks[b].src_step[d];
+      dst_at[b] += static_cast<std::int64_t>(c[d]) * blocks[b].dst_step[d];
     }
+  }
+  const std::uint64_t inner = sizes[rank - 1];
+  const std::uint64_t widest =
+      *std::max_element(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(count));
+  const std::uint64_t batch = std::clamp<std::uint64_t>(kBlockRunBatchBytes / widest, 1, 8);
+  for (std::uint64_t i = begin; i < end;) {
+    // A few positions along the innermost outer dimension per block, so each block's loop runs
+    // on registers; few enough that every piece still streams alongside the others.
+    const std::uint64_t steps = std::min({end - i, inner - c[rank - 1], batch});
+    for (std::size_t b = 0; b < count; ++b) {
+      copy_runs(src[b] + src_at[b], src_step[b], dst[b] + dst_at[b], dst_step[b], steps, bytes[b],
+                stream_min);
+      src_at[b] += static_cast<std::int64_t>(steps) * src_step[b];
+      dst_at[b] += static_cast<std::int64_t>(steps) * dst_step[b];
+    }
+    i += steps;
+    c[rank - 1] += steps;
+    // At the end of the innermost outer dimension, carry into the ones before it.
+    if (c[rank - 1] < inner) continue;
+    c[rank - 1] = 0;
+    for (std::size_t b = 0; b < count; ++b) {
+      src_at[b] -= static_cast<std::int64_t>(inner) * src_step[b];
+      dst_at[b] -= static_cast<std::int64_t>(inner) * dst_step[b];
+    }
+    for (std::uint32_t d = rank - 1; d-- > 0;) {
+      if (++c[d] < sizes[d]) {
+        for (std::size_t b = 0; b < count; ++b) {
+          src_at[b] += blocks[b].src_step[d];
+          dst_at[b] += blocks[b].dst_step[d];
+        }
+        break;
+      }
+      c[d] = 0;
+      const auto back = static_cast<std::int64_t>(sizes[d] - 1);
+      for (std::size_t b = 0; b < count; ++b) {
+        src_at[b] -= back * blocks[b].src_step[d];
+        dst_at[b] -= back * blocks[b].dst_step[d];
+      }
+    }
+  }
+}
+
+// Every piece copied to or from its block, with elements as W.
+// A block whose part of each outer position (the dimensions before the axis) is one contiguous
+// run in both operands (the usual case) is not copied on its own: copied one after the other,
+// blocks whose rows interleave in memory (any axis but the outermost) would each sweep the whole
+// tensor, fetching every shared cache line once per block. Instead up to `group` such blocks
+// move side by side, one outer position at a time (copy_block_runs), so the whole is read or
+// written in order and each piece streams alongside. (The earlier order, 16 KiB slabs of all
+// blocks one block at a time, read each piece a 4 KiB page at a time, which restarted the
+// hardware prefetcher at every page: 2-3x slower for 64-byte rows.) More blocks than `group` go
+// in slabs of about `slab_bytes` of every block's rows: each group's part of a slab in turn, so
+// lines shared between groups are still cached when the next group completes them.
+// Other blocks (transposed, broadcast, padded within the inner dimensions) are copied whole with
+// copy_view, which picks their path. `slab_bytes` and `group` exist for the tests.
+template <class W>
+void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes,
+                 std::size_t group = kBlockGroup) {
+  const Layout& whole_layout = *p.whole_layout;
+  const std::uint32_t axis = p.axis;
+  const std::int64_t axis_stride = whole_layout.strides[axis];
+  W* const whole = static_cast<W*>(const_cast<void*>(p.whole));
+  // Views of piece i and its block (source first), and where its block starts along the axis.
+  const auto block_of = [&](std::size_t i, std::int64_t base) {
+    const PieceRef piece = p.at(p.pieces, i);
+    Layout block = whole_layout;
+    block.sizes[axis] = piece.layout->sizes[axis];
+    const TensorView<W> in_whole(whole + base * axis_stride, block);
+    const TensorView<W> own(static_cast<W*>(const_cast<void*>(piece.data)), *piece.layout);
+    return p.into_whole ? std::array<TensorView<W>, 2>{own, in_whole}
+                        : std::array<TensorView<W>, 2>{in_whole, own};
   };
-  copy_blocks<W>(for_each_block, p.count, p.axis, slab_bytes);
+  // The outer dimensions, shared by every block; size-1 ones dropped.
+  std::array<std::uint64_t, kMaxRank> outer{};
+  std::array<std::uint32_t, kMaxRank> outer_dim{};
+  std::uint32_t outer_rank = 0;
+  std::uint64_t positions = 1;
+  for (std::uint32_t d = 0; d < axis; ++d) {
+    if (whole_layout.sizes[d] == 1) continue;
+    outer_dim[outer_rank] = d;
+    outer[outer_rank++] = whole_layout.sizes[d];
+    positions *= whole_layout.sizes[d];
+  }
+  // A block moved as runs: at least two blocks, rows that interleave (some outer position
+  // besides the first), and dimensions [axis, rank) one contiguous run in both operands.
+  const auto run_of = [&](const std::array<TensorView<W>, 2>& b) -> std::uint64_t {
+    if (p.count < 2 || positions < 2 || b[1].element_count() == 0) return 0;
+    const std::uint64_t run = contiguous_tail(b[0].layout(), axis);
+    return contiguous_tail(b[1].layout(), axis) == run ? run : 0;
+  };
+  // Streaming is decided once, from all blocks together: each block may be small, the whole not.
+  std::uint64_t total_bytes = 0;
+  std::uint64_t run_blocks = 0;      // blocks moved as runs
+  std::uint64_t position_bytes = 0;  // their bytes at one outer position
+  std::int64_t base = 0;
+  for (std::size_t i = 0; i < p.count; ++i) {
+    const auto b = block_of(i, base);
+    base += b[0].size(axis);
+    total_bytes += b[1].element_count() * sizeof(W);
+    const std::uint64_t run = run_of(b);
+    run_blocks += run != 0;
+    position_bytes += run * sizeof(W);
+  }
+  const bool stream = total_bytes >= kStreamMinBytes;
+  base = 0;
+  for (std::size_t i = 0; i < p.count; ++i) {
+    const auto b = block_of(i, base);
+    base += b[0].size(axis);
+    if (run_of(b) == 0) copy_view(TensorView<const W>(b[0]), b[1], stream);
+  }
+  if (run_blocks == 0) return;
+  group = std::clamp<std::size_t>(group, 1, kBlockGroup);
+  // Outer positions per slab: about slab_bytes of all blocks, but at least slab_bytes / 16 per
+  // block on average, so describing every block once per slab stays cheap next to its copy
+  // (thousands of narrow pieces then sweep the whole in a few slabs, group by group).
+  const std::uint64_t rows =
+      run_blocks <= group
+          ? positions
+          : std::max({std::uint64_t{1}, slab_bytes / position_bytes,
+                      (slab_bytes / 16 * run_blocks + position_bytes - 1) / position_bytes});
+  // Runs in a streaming copy are written in order, whole lines at a time from 64 bytes on.
+  const std::uint64_t stream_min = stream ? 64 : 0;
+  std::array<BlockRun, kBlockGroup> runs;
+  for (std::uint64_t begin = 0; begin < positions; begin += rows) {
+    const std::uint64_t end = std::min(positions, begin + rows);
+    std::size_t n = 0;
+    base = 0;
+    for (std::size_t i = 0; i < p.count; ++i) {
+      const auto b = block_of(i, base);
+      base += b[0].size(axis);
+      const std::uint64_t run = run_of(b);
+      if (run == 0) continue;
+      BlockRun& r = runs[n++];
+      r.src = reinterpret_cast<const unsigned char*>(b[0].data());
+      r.dst = reinterpret_cast<unsigned char*>(b[1].data());
+      r.run_bytes = run * sizeof(W);
+      for (std::uint32_t k = 0; k < outer_rank; ++k) {
+        r.src_step[k] = b[0].layout().strides[outer_dim[k]] * static_cast<std::int64_t>(sizeof(W));
+        r.dst_step[k] = b[1].layout().strides[outer_dim[k]] * static_cast<std::int64_t>(sizeof(W));
+      }
+      if (n == group) {
+        copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
+        n = 0;
+      }
+    }
+    if (n != 0) copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
+  }
+  if (stream) stream_fence();
 }
 
 // ---- rows gathered by index --------------------------------------------------------------------

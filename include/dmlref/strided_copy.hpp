@@ -4,10 +4,9 @@
 // dimensions and merging dimensions that are contiguous in every operand, then walk the outer
 // dimensions with incremental offsets and move each innermost run with std::memcpy (long
 // contiguous runs), inlined fixed-size copies (short contiguous runs), 16-byte reversal (reversed
-// runs) or a tight element loop (strided, broadcast runs); transposes go in square tiles, copies
-// far larger than the caches use streaming stores, and block copies (JOIN, SPLIT) go slab by
-// slab. The plain coordinate loop it must equal is `reference_copy`, below; tests/
-// test_fastpath_core.cpp diffs each path against it.
+// runs) or a tight element loop (strided, broadcast runs); transposes go in square tiles, and
+// copies far larger than the caches use streaming stores. The plain coordinate loop it must
+// equal is `reference_copy`, below; tests/test_fastpath_core.cpp diffs each path against it.
 //
 // Elements move bit for bit (tensors.md: NaN payloads, negative zero, float16 subnormals): every
 // element goes through an unsigned integer of its size or through memcpy, never through a float
@@ -16,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -31,6 +31,13 @@
 #include "dmlref/error.hpp"
 #include "dmlref/layout.hpp"
 #include "dmlref/tensor_view.hpp"
+
+// For the few small functions whose whole point is to become part of their caller.
+#if defined(__GNUC__) || defined(__clang__)
+#define DMLREF_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define DMLREF_ALWAYS_INLINE inline
+#endif
 
 namespace dmlref {
 namespace detail {
@@ -115,47 +122,82 @@ inline CopyPlan make_copy_plan(std::span<const std::uint32_t> sizes,
   return plan;
 }
 
-// Calls f(offsets) once per innermost run, in row-major order of the outer dimensions, where
-// offsets[k] is operand k's element offset of the run's first element. Offsets are updated
+// How many runs RunCursor hands out at a time.
+inline constexpr std::size_t kRunBatch = 64;
+
+// The innermost runs of a plan, handed out a batch at a time in row-major order of the outer
+// dimensions: next() fills offsets[k][i], operand k's element offset of the batch's i-th run, and
+// returns how many it filled (0 once every run was handed out). Offsets are updated
 // incrementally (one add per step, one multiply-add per carry), never recomputed from a
-// coordinate. N must equal plan.operand_count so every operand gets an offset.
-// walk_runs is the same without that check, for the engine, whose plans are built with the
-// operand count it walks them with: nothing on the executing path throws.
-template <std::size_t N, class F>
-void walk_runs(const CopyPlan& plan, F&& f) {
-  static_assert(N >= 1 && N <= kMaxCopyOperands);
-  if (plan.rank == 0) return;
-  std::array<std::int64_t, N> offsets{};
-  if (plan.rank <= 2) {
-    // One outer dimension (the common case after merging): a plain counted loop, which the
-    // compiler can unroll, instead of the carry logic below.
-    // The steps live in locals: f's stores may alias the plan as far as the compiler knows
-    // (memcpy), and would otherwise force a reload of every stride on every run.
-    const std::uint64_t runs = plan.rank == 2 ? plan.sizes[0] : 1;
-    std::array<std::int64_t, N> step;
-    for (std::size_t k = 0; k < N; ++k) step[k] = plan.strides[k][0];
-    for (std::uint64_t i = 0; i < runs; ++i) {
-      f(static_cast<const std::array<std::int64_t, N>&>(offsets));
-      for (std::size_t k = 0; k < N; ++k) offsets[k] += step[k];
-    }
-    return;
+// coordinate. The carry logic lives here, compiled once per operand count N, and callers loop
+// over each batch inline: a walk per caller would compile it once per lambda.
+template <std::size_t N>
+class RunCursor {
+ public:
+  using Batch = std::array<std::array<std::int64_t, kRunBatch>, N>;
+
+  explicit RunCursor(const CopyPlan& plan) noexcept
+      : plan_(plan), remaining_(plan.run_count()) {
+    static_assert(N >= 1 && N <= kMaxCopyOperands);
   }
-  const std::uint32_t outer = plan.rank - 1;
-  std::array<std::uint64_t, kMaxRank> c{};
-  for (;;) {
-    f(static_cast<const std::array<std::int64_t, N>&>(offsets));
-    std::uint32_t d = outer;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++c[d] < plan.sizes[d]) {
-        for (std::size_t k = 0; k < N; ++k) offsets[k] += plan.strides[k][d];
+  std::size_t next(Batch& offsets) noexcept;
+
+ private:
+  const CopyPlan& plan_;
+  std::uint64_t remaining_;
+  std::array<std::uint64_t, kMaxRank> c_{};
+  std::array<std::int64_t, N> at_{};
+};
+
+// Out of the class, so not implicitly inline: the compiler keeps one copy per N.
+template <std::size_t N>
+std::size_t RunCursor<N>::next(Batch& offsets) noexcept {
+  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, kRunBatch));
+  if (n == 0) return 0;
+  remaining_ -= n;
+  if (plan_.rank <= 2) {
+    // One outer dimension (the common case after merging): offsets in arithmetic progression.
+    for (std::size_t k = 0; k < N; ++k) {
+      const std::int64_t step = plan_.rank == 2 ? plan_.strides[k][0] : 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        offsets[k][i] = at_[k] + static_cast<std::int64_t>(i) * step;
+      }
+      at_[k] += static_cast<std::int64_t>(n) * step;
+    }
+    return n;
+  }
+  const std::uint32_t outer = plan_.rank - 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = 0; k < N; ++k) offsets[k][i] = at_[k];
+    for (std::uint32_t d = outer; d-- > 0;) {
+      if (++c_[d] < plan_.sizes[d]) {
+        for (std::size_t k = 0; k < N; ++k) at_[k] += plan_.strides[k][d];
         break;
       }
       // Carry: step back over the whole dimension, then let the next outer one advance.
-      c[d] = 0;
-      const auto back = static_cast<std::int64_t>(plan.sizes[d] - 1);
-      for (std::size_t k = 0; k < N; ++k) offsets[k] -= back * plan.strides[k][d];
+      c_[d] = 0;
+      const auto back = static_cast<std::int64_t>(plan_.sizes[d] - 1);
+      for (std::size_t k = 0; k < N; ++k) at_[k] -= back * plan_.strides[k][d];
+    }
+  }
+  return n;
+}
+
+// Calls f(offsets) once per innermost run, in row-major order of the outer dimensions, where
+// offsets[k] is operand k's element offset of the run's first element (RunCursor's batches).
+// N must equal plan.operand_count so every operand gets an offset; walk_runs is for_each_run
+// without that check, for the engine, whose plans are built with the operand count it walks
+// them with: nothing on the executing path throws. Always inlined: its loop becomes the
+// caller's, so no walker is compiled per lambda.
+template <std::size_t N, class F>
+DMLREF_ALWAYS_INLINE void walk_runs(const CopyPlan& plan, F&& f) {
+  RunCursor<N> cursor(plan);
+  typename RunCursor<N>::Batch batch;
+  while (const std::size_t n = cursor.next(batch)) {
+    for (std::size_t i = 0; i < n; ++i) {
+      std::array<std::int64_t, N> o;
+      for (std::size_t k = 0; k < N; ++k) o[k] = batch[k][i];
+      f(static_cast<const std::array<std::int64_t, N>&>(o));
     }
   }
 }
@@ -228,15 +270,22 @@ void copy_run_strided(const T* src, std::int64_t src_stride, T* dst, std::int64_
   }
 }
 
-// Copies `bytes` bytes between non-overlapping ranges with fixed-size, inlined copies: 16-byte
-// blocks and one final block that overlaps the previous one (8, 4, 2 or 1 bytes below 16), as
-// glibc's memcpy does for small sizes, without the call and its size dispatch. Overlapping
-// stores write the same bytes twice, which is harmless since source and destination are disjoint.
+// Copies `bytes` bytes between non-overlapping ranges with fixed-size, inlined copies, as glibc's
+// memcpy does for small sizes but without the call and its size dispatch: 16-byte blocks from
+// both ends (two up to 32 bytes, four up to 64, then 64 bytes a step and the last 64 from the
+// end), below 16 bytes one 8-, 4-, 2- or 1-byte block from each end. Blocks overlap and write
+// some bytes twice, which is harmless since source and destination are disjoint.
 inline void copy_bytes_short(void* dst, const void* src, std::size_t bytes) noexcept {
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
-  if (bytes >= 16) {
-    for (std::size_t i = 0; i + 16 < bytes; i += 16) std::memcpy(d + i, s + i, 16);
+  if (bytes > 64) {
+    for (std::size_t i = 0; i + 64 < bytes; i += 64) std::memcpy(d + i, s + i, 64);
+    std::memcpy(d + bytes - 64, s + bytes - 64, 64);
+  } else if (bytes > 32) {
+    std::memcpy(d, s, 32);
+    std::memcpy(d + bytes - 32, s + bytes - 32, 32);
+  } else if (bytes >= 16) {
+    std::memcpy(d, s, 16);
     std::memcpy(d + bytes - 16, s + bytes - 16, 16);
   } else if (bytes >= 8) {
     std::memcpy(d, s, 8);
@@ -392,40 +441,52 @@ void copy_run(const T* src, std::int64_t src_stride, T* dst, std::int64_t dst_st
   }
 }
 
-// Moves every run of a one- or two-dimensional two-operand plan whose runs are contiguous in both
-// operands and exactly Bytes long (`element_size`-byte elements). The size is a constant, so each
-// run compiles to one or two register moves with no size dispatch: the narrow blocks of a JOIN or
-// SPLIT along the last axis. Bytes, not the element type, parameterises it, so all widths share it.
+// `runs` runs of `bytes` contiguous bytes, run i from src + i * src_step to dst + i * dst_step
+// (steps in bytes), as the fastest of: streaming stores (from `stream_min` bytes, when not 0;
+// the caller fences), memcpy (from kMemcpyMinRunBytes), or for the common short lengths (2-64
+// bytes: what narrow blocks of a JOIN or SPLIT along the last axis are) a copy whose size is a
+// constant, so each run compiles to one or two register moves with no size dispatch, else
+// copy_bytes_short. Bytes, not the element type, parameterise it, so all widths share it.
 template <std::size_t Bytes>
-void copy_fixed_runs(const CopyPlan& plan, const unsigned char* src, unsigned char* dst,
-                     std::size_t element_size) noexcept {
-  const auto element = static_cast<std::int64_t>(element_size);
-  const std::uint64_t runs = plan.rank == 2 ? plan.sizes[0] : 1;
-  const std::int64_t src_step = plan.rank == 2 ? plan.strides[0][0] * element : 0;
-  const std::int64_t dst_step = plan.rank == 2 ? plan.strides[1][0] * element : 0;
+void copy_fixed_runs(const unsigned char* src, std::int64_t src_step, unsigned char* dst,
+                     std::int64_t dst_step, std::uint64_t runs) noexcept {
   for (std::uint64_t i = 0; i < runs; ++i) {
     const auto ii = static_cast<std::int64_t>(i);
     std::memcpy(dst + ii * dst_step, src + ii * src_step, Bytes);
   }
 }
 
-// copy_fixed_runs for the common short run lengths of 1- and 2-dimensional plans (what narrow
-// blocks merge to); false for other lengths and ranks, which take the general loops.
-inline bool copy_fixed_runs_if_common(const CopyPlan& plan, const unsigned char* src,
-                                      unsigned char* dst, std::size_t bytes,
-                                      std::size_t element_size) noexcept {
-  if (plan.rank > 2) return false;
+inline void copy_runs(const unsigned char* src, std::int64_t src_step, unsigned char* dst,
+                      std::int64_t dst_step, std::uint64_t runs, std::size_t bytes,
+                      std::size_t stream_min = 0,
+                      std::size_t memcpy_min = kMemcpyMinRunBytes) noexcept {
+  const auto at = [=](std::uint64_t i) { return static_cast<std::int64_t>(i); };
+  if (stream_min != 0 && bytes >= stream_min) {
+    for (std::uint64_t i = 0; i < runs; ++i) {
+      copy_bytes_streaming(dst + at(i) * dst_step, src + at(i) * src_step, bytes);
+    }
+    return;
+  }
+  if (bytes >= memcpy_min) {
+    for (std::uint64_t i = 0; i < runs; ++i) {
+      std::memcpy(dst + at(i) * dst_step, src + at(i) * src_step, bytes);
+    }
+    return;
+  }
   switch (bytes) {
-    case 2: copy_fixed_runs<2>(plan, src, dst, element_size); return true;
-    case 4: copy_fixed_runs<4>(plan, src, dst, element_size); return true;
-    case 8: copy_fixed_runs<8>(plan, src, dst, element_size); return true;
-    case 12: copy_fixed_runs<12>(plan, src, dst, element_size); return true;
-    case 16: copy_fixed_runs<16>(plan, src, dst, element_size); return true;
-    case 24: copy_fixed_runs<24>(plan, src, dst, element_size); return true;
-    case 32: copy_fixed_runs<32>(plan, src, dst, element_size); return true;
-    case 48: copy_fixed_runs<48>(plan, src, dst, element_size); return true;
-    case 64: copy_fixed_runs<64>(plan, src, dst, element_size); return true;
-    default: return false;
+    case 2: return copy_fixed_runs<2>(src, src_step, dst, dst_step, runs);
+    case 4: return copy_fixed_runs<4>(src, src_step, dst, dst_step, runs);
+    case 8: return copy_fixed_runs<8>(src, src_step, dst, dst_step, runs);
+    case 12: return copy_fixed_runs<12>(src, src_step, dst, dst_step, runs);
+    case 16: return copy_fixed_runs<16>(src, src_step, dst, dst_step, runs);
+    case 24: return copy_fixed_runs<24>(src, src_step, dst, dst_step, runs);
+    case 32: return copy_fixed_runs<32>(src, src_step, dst, dst_step, runs);
+    case 48: return copy_fixed_runs<48>(src, src_step, dst, dst_step, runs);
+    case 64: return copy_fixed_runs<64>(src, src_step, dst, dst_step, runs);
+    default:
+      for (std::uint64_t i = 0; i < runs; ++i) {
+        copy_bytes_short(dst + at(i) * dst_step, src + at(i) * src_step, bytes);
+      }
   }
 }
 
@@ -437,25 +498,21 @@ inline void copy_contiguous_runs(const CopyPlan& plan, const unsigned char* src,
                                  std::size_t memcpy_min_run_bytes) {
   const std::size_t bytes = plan.inner_size() * element_size;
   const auto element = static_cast<std::int64_t>(element_size);
-  if (stream && bytes >= kStreamMinRunBytes) {
+  const std::size_t stream_min = stream ? kStreamMinRunBytes : 0;
+  if (plan.rank <= 2) {
+    // One outer dimension (what narrow blocks merge to): one loop with the steps in registers.
+    const std::uint64_t runs = plan.rank == 2 ? plan.sizes[0] : 1;
+    const std::int64_t src_step = plan.rank == 2 ? plan.strides[0][0] * element : 0;
+    const std::int64_t dst_step = plan.rank == 2 ? plan.strides[1][0] * element : 0;
+    copy_runs(src, src_step, dst, dst_step, runs, bytes, stream_min, memcpy_min_run_bytes);
+  } else {
     walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
-      copy_bytes_streaming(dst + o[1] * element, src + o[0] * element, bytes);
-    });
-    stream_fence();
-  } else if (bytes >= memcpy_min_run_bytes) {
-    walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
-      std::memcpy(dst + o[1] * element, src + o[0] * element, bytes);
-    });
-  } else if (!copy_fixed_runs_if_common(plan, src, dst, bytes, element_size)) {
-    walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
-      copy_bytes_short(dst + o[1] * element, src + o[0] * element, bytes);
+      copy_runs(src + o[0] * element, 0, dst + o[1] * element, 0, 1, bytes, stream_min,
+                memcpy_min_run_bytes);
     });
   }
+  if (stream_min != 0) stream_fence();
 }
-
-// Tile edge, in elements, of copy_transposed: one 64-byte cache line of either operand.
-template <class T>
-inline constexpr std::uint64_t kTileElements = 64 / sizeof(T);
 
 // Whether the last two dimensions of a two-operand plan are a transpose: one operand is
 // unit-stride along the innermost dimension and the other along the one before it. Walked run
@@ -470,45 +527,257 @@ inline bool is_transpose(const CopyPlan& plan) noexcept {
          (src_inner == 1 && dst_outer == 1 && dst_inner != 1);
 }
 
-// A copy whose last two dimensions are a transpose (is_transpose), in square tiles of
-// kTileElements: within a tile each operand's rows are whole cache lines, read or written once.
-// The tiles change the order elements are written in, so this serves copies only (each
-// destination element is written once, from a source it does not overlap), never a walk whose
-// result depends on row-major order.
+// One transpose in bytes: b[x * b_step + y] = a[y * a_step + x] for x in [0, nx), y in [0, ny),
+// elements of `Bytes` bytes (steps in bytes; `a` and `b` each unit-stride along their rows).
+struct TransposeArgs {
+  const unsigned char* a;
+  std::int64_t a_step;
+  unsigned char* b;
+  std::int64_t b_step;
+  std::uint64_t nx;
+  std::uint64_t ny;
+};
+
+// b[x][y] = a[y][x] element by element, for x in [x0, x1), y in [y0, y1): the edges of the tiles.
+template <std::size_t Bytes>
+inline void transpose_elements(const TransposeArgs& t, std::uint64_t x0, std::uint64_t x1,
+                               std::uint64_t y0, std::uint64_t y1) noexcept {
+  for (std::uint64_t x = x0; x < x1; ++x) {
+    for (std::uint64_t y = y0; y < y1; ++y) {
+      const auto xx = static_cast<std::int64_t>(x), yy = static_cast<std::int64_t>(y);
+      std::memcpy(t.b + (xx * t.b_step + yy * static_cast<std::int64_t>(Bytes)),
+                  t.a + (yy * t.a_step + xx * static_cast<std::int64_t>(Bytes)), Bytes);
+    }
+  }
+}
+
+// The tiles of a transpose, register-blocked: K x K element blocks moved by `block` (which loads
+// K rows of a, K elements each, and stores them transposed as K rows of b). Bands of a's rows one
+// cache line of b wide (64 bytes of y) are swept along x in chunks of kTransposeChunkLines lines
+// of a: within a chunk each of a's lines is used whole by consecutive blocks and each of b's
+// lines is completed while still in the L1 cache, so every line moves once. The edges go element
+// by element. (Measured on bench_table's join_transposed: chunks of 1 line or of a whole row of a
+// were slower; over every tile order tried, the memory's scattered-line traffic, not the
+// shuffles, set the speed.)
+inline constexpr std::uint64_t kTransposeChunkLines = 4;
+
+// Always inlined, so that in transpose_tiles_avx2 it and its AVX2 blocks compile as one function.
+template <std::size_t Bytes, std::uint64_t K, class Block>
+DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) noexcept {
+  constexpr std::uint64_t kBand = std::max<std::uint64_t>(64 / Bytes, K);
+  constexpr std::uint64_t kChunk = kTransposeChunkLines * kBand;
+  constexpr auto kBytes = static_cast<std::int64_t>(Bytes);
+  const std::uint64_t nx = t.nx, ny = t.ny;
+  const std::uint64_t x_end = nx - nx % K;
+  for (std::uint64_t y0 = 0; y0 < ny; y0 += kBand) {
+    const std::uint64_t y1 = std::min(ny, y0 + kBand);
+    const std::uint64_t y_end = y0 + (y1 - y0) / K * K;
+    for (std::uint64_t x0 = 0; x0 < x_end; x0 += kChunk) {
+      const std::uint64_t x1 = std::min(x_end, x0 + kChunk);
+      for (std::uint64_t y = y0; y < y_end; y += K) {
+        const auto yy = static_cast<std::int64_t>(y);
+        for (std::uint64_t x = x0; x < x1; x += K) {
+          const auto xx = static_cast<std::int64_t>(x);
+          block(t.a + (yy * t.a_step + xx * kBytes), t.a_step,
+                t.b + (xx * t.b_step + yy * kBytes), t.b_step);
+        }
+      }
+    }
+    transpose_elements<Bytes>(t, 0, x_end, y_end, y1);
+    transpose_elements<Bytes>(t, x_end, nx, y0, y1);
+  }
+}
+
+#if defined(__SSE2__) || defined(_M_X64)
+// SSE2 K x K blocks (K = 16 / Bytes; 8 for bytes, through 8-byte loads): rows interleaved
+// pairwise at doubling widths (unpack of 8-, 16-, 32-, 64-bit lanes), which moves bits only.
+template <std::size_t Bytes>
+inline constexpr std::uint64_t kSse2Block = Bytes == 1 ? 8 : 16 / Bytes;
+
+template <std::size_t Bytes>
+inline void transpose_block_sse2(const unsigned char* a, std::int64_t as, unsigned char* b,
+                                 std::int64_t bs) noexcept {
+  const auto load = [&](std::int64_t y) {
+    if constexpr (Bytes == 1) {
+      return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + y * as));
+    } else {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + y * as));
+    }
+  };
+  const auto store = [&](std::int64_t x, __m128i v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(b + x * bs), v);
+  };
+  if constexpr (Bytes == 8) {
+    const __m128i r0 = load(0), r1 = load(1);
+    store(0, _mm_unpacklo_epi64(r0, r1));
+    store(1, _mm_unpackhi_epi64(r0, r1));
+  } else if constexpr (Bytes == 4) {
+    const __m128i r0 = load(0), r1 = load(1), r2 = load(2), r3 = load(3);
+    const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpackhi_epi32(r0, r1);
+    const __m128i t2 = _mm_unpacklo_epi32(r2, r3), t3 = _mm_unpackhi_epi32(r2, r3);
+    store(0, _mm_unpacklo_epi64(t0, t2));
+    store(1, _mm_unpackhi_epi64(t0, t2));
+    store(2, _mm_unpacklo_epi64(t1, t3));
+    store(3, _mm_unpackhi_epi64(t1, t3));
+  } else {
+    // Bytes 2 (eight 16-bit lanes) or 1 (eight bytes, in the low half after the first step).
+    __m128i r[8];
+    for (std::int64_t y = 0; y < 8; ++y) r[static_cast<std::size_t>(y)] = load(y);
+    __m128i p[8];  // pairs of rows interleaved
+    for (std::size_t i = 0; i < 8; i += 2) {
+      if constexpr (Bytes == 1) {
+        p[i] = _mm_unpacklo_epi8(r[i], r[i + 1]);  // columns 0-7, two rows each
+      } else {
+        p[i] = _mm_unpacklo_epi16(r[i], r[i + 1]);  // columns 0-3
+        p[i + 1] = _mm_unpackhi_epi16(r[i], r[i + 1]);  // columns 4-7
+      }
+    }
+    if constexpr (Bytes == 1) {
+      // p[0], p[2], p[4], p[6]: 16-bit lanes of two rows each; quads of rows, then all eight.
+      const __m128i q0 = _mm_unpacklo_epi16(p[0], p[2]), q1 = _mm_unpackhi_epi16(p[0], p[2]);
+      const __m128i q2 = _mm_unpacklo_epi16(p[4], p[6]), q3 = _mm_unpackhi_epi16(p[4], p[6]);
+      const __m128i o[4] = {_mm_unpacklo_epi32(q0, q2), _mm_unpackhi_epi32(q0, q2),
+                                     _mm_unpacklo_epi32(q1, q3), _mm_unpackhi_epi32(q1, q3)};
+      for (std::int64_t i = 0; i < 4; ++i) {
+        const __m128i v = o[static_cast<std::size_t>(i)];  // columns 2i and 2i + 1
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(b + 2 * i * bs), v);
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(b + (2 * i + 1) * bs),
+                         _mm_unpackhi_epi64(v, v));
+      }
+    } else {
+      for (std::size_t h = 0; h < 2; ++h) {  // columns 0-3, then 4-7
+        const __m128i q0 = _mm_unpacklo_epi32(p[h], p[2 + h]);
+        const __m128i q1 = _mm_unpackhi_epi32(p[h], p[2 + h]);
+        const __m128i q2 = _mm_unpacklo_epi32(p[4 + h], p[6 + h]);
+        const __m128i q3 = _mm_unpackhi_epi32(p[4 + h], p[6 + h]);
+        const auto x = static_cast<std::int64_t>(4 * h);
+        store(x, _mm_unpacklo_epi64(q0, q2));
+        store(x + 1, _mm_unpackhi_epi64(q0, q2));
+        store(x + 2, _mm_unpacklo_epi64(q1, q3));
+        store(x + 3, _mm_unpackhi_epi64(q1, q3));
+      }
+    }
+  }
+}
+#endif
+
+// AVX2 (runtime-dispatched): 8 x 8 blocks of 4-byte elements and 4 x 4 of 8-byte ones, in
+// 32-byte registers. Written with the compilers' generic vectors and __builtin_shufflevector
+// rather than <immintrin.h>, whose declarations alone cost every including TU 0.4 s; the
+// shuffles are the lane interleaves (vpunpck*) and half swaps (vperm2i128) of the textbook
+// transpose, and like them move bits only. Not under nvcc, whose host pass takes the SSE2 path.
+#if defined(__x86_64__) && !defined(__CUDACC__) && \
+    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
+#define DMLREF_HAS_AVX2_PATH 1
+template <std::size_t Bytes>
+__attribute__((target("avx2"))) inline void transpose_block_avx2(const unsigned char* a,
+                                                                 std::int64_t as, unsigned char* b,
+                                                                 std::int64_t bs) noexcept {
+  static_assert(Bytes == 4 || Bytes == 8);
+  using Lane = typename BitsOfSize<Bytes>::type;
+  typedef Lane Vec __attribute__((vector_size(32)));
+  // The same vector at any address and aliasing anything: one unaligned load or store each.
+  typedef Lane Unaligned __attribute__((vector_size(32), aligned(1), may_alias));
+  // Named registers, no arrays or lambdas: arrays went through the stack, and a lambda's body
+  // would not inherit the target attribute.
+#define DMLREF_ROW(y) (*reinterpret_cast<const Unaligned*>(a + (y) * as))
+#define DMLREF_OUT(x) (*reinterpret_cast<Unaligned*>(b + (x) * bs))
+  if constexpr (Bytes == 8) {
+    // Rows hold columns 0-1 | 2-3: pairs of rows interleaved per half, then the halves swapped.
+    const Vec r0 = DMLREF_ROW(0), r1 = DMLREF_ROW(1), r2 = DMLREF_ROW(2), r3 = DMLREF_ROW(3);
+    const Vec t0 = __builtin_shufflevector(r0, r1, 0, 4, 2, 6);
+    const Vec t1 = __builtin_shufflevector(r0, r1, 1, 5, 3, 7);
+    const Vec t2 = __builtin_shufflevector(r2, r3, 0, 4, 2, 6);
+    const Vec t3 = __builtin_shufflevector(r2, r3, 1, 5, 3, 7);
+    DMLREF_OUT(0) = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    DMLREF_OUT(1) = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    DMLREF_OUT(2) = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    DMLREF_OUT(3) = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+  } else {
+    // Per quad of rows: pairs interleaved, then quads, leaving columns c | c + 4 in the halves.
+#define DMLREF_QUAD(y, u0, u1, u2, u3)                                                  \
+  const Vec u0##_r0 = DMLREF_ROW(y), u0##_r1 = DMLREF_ROW(y + 1);                       \
+  const Vec u0##_r2 = DMLREF_ROW(y + 2), u0##_r3 = DMLREF_ROW(y + 3);                   \
+  const Vec u0##_t0 = __builtin_shufflevector(u0##_r0, u0##_r1, 0, 8, 1, 9, 4, 12, 5, 13);  \
+  const Vec u0##_t1 = __builtin_shufflevector(u0##_r0, u0##_r1, 2, 10, 3, 11, 6, 14, 7, 15); \
+  const Vec u0##_t2 = __builtin_shufflevector(u0##_r2, u0##_r3, 0, 8, 1, 9, 4, 12, 5, 13);  \
+  const Vec u0##_t3 = __builtin_shufflevector(u0##_r2, u0##_r3, 2, 10, 3, 11, 6, 14, 7, 15); \
+  const Vec u0 = __builtin_shufflevector(u0##_t0, u0##_t2, 0, 1, 8, 9, 4, 5, 12, 13);       \
+  const Vec u1 = __builtin_shufflevector(u0##_t0, u0##_t2, 2, 3, 10, 11, 6, 7, 14, 15);     \
+  const Vec u2 = __builtin_shufflevector(u0##_t1, u0##_t3, 0, 1, 8, 9, 4, 5, 12, 13);       \
+  const Vec u3 = __builtin_shufflevector(u0##_t1, u0##_t3, 2, 3, 10, 11, 6, 7, 14, 15);
+    DMLREF_QUAD(0, u0, u1, u2, u3)
+    DMLREF_QUAD(4, u4, u5, u6, u7)
+#undef DMLREF_QUAD
+    DMLREF_OUT(0) = __builtin_shufflevector(u0, u4, 0, 1, 2, 3, 8, 9, 10, 11);
+    DMLREF_OUT(1) = __builtin_shufflevector(u1, u5, 0, 1, 2, 3, 8, 9, 10, 11);
+    DMLREF_OUT(2) = __builtin_shufflevector(u2, u6, 0, 1, 2, 3, 8, 9, 10, 11);
+    DMLREF_OUT(3) = __builtin_shufflevector(u3, u7, 0, 1, 2, 3, 8, 9, 10, 11);
+    DMLREF_OUT(4) = __builtin_shufflevector(u0, u4, 4, 5, 6, 7, 12, 13, 14, 15);
+    DMLREF_OUT(5) = __builtin_shufflevector(u1, u5, 4, 5, 6, 7, 12, 13, 14, 15);
+    DMLREF_OUT(6) = __builtin_shufflevector(u2, u6, 4, 5, 6, 7, 12, 13, 14, 15);
+    DMLREF_OUT(7) = __builtin_shufflevector(u3, u7, 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+#undef DMLREF_ROW
+#undef DMLREF_OUT
+}
+
+template <std::size_t Bytes>
+__attribute__((target("avx2"))) inline void transpose_tiles_avx2(const TransposeArgs& t) noexcept {
+  transpose_tiles<Bytes, 32 / Bytes>(t, &transpose_block_avx2<Bytes>);
+}
+
+inline bool cpu_has_avx2() noexcept {
+  static const bool has = __builtin_cpu_supports("avx2") != 0;
+  return has;
+}
+#endif
+
+// Whether copy_transposed may take its AVX2 kernels on a CPU that has them; the tests clear it to
+// run the SSE2 ones on the same machine.
+inline std::atomic<bool> allow_avx2{true};
+
+// The transpose as bytes, through the widest kernels this build and CPU have.
+template <std::size_t Bytes>
+void transpose_bytes(const TransposeArgs& t) noexcept {
+#if defined(DMLREF_HAS_AVX2_PATH)
+  if constexpr (Bytes == 4 || Bytes == 8) {
+    if (allow_avx2.load(std::memory_order_relaxed) && cpu_has_avx2()) {
+      return transpose_tiles_avx2<Bytes>(t);
+    }
+  }
+#endif
+#if defined(__SSE2__) || defined(_M_X64)
+  transpose_tiles<Bytes, kSse2Block<Bytes>>(t, &transpose_block_sse2<Bytes>);
+#else
+  transpose_tiles<Bytes, 1>(t, [](const unsigned char* a, std::int64_t, unsigned char* b,
+                                  std::int64_t) { std::memcpy(b, a, Bytes); });
+#endif
+}
+
+// A copy whose last two dimensions are a transpose (is_transpose), as register-blocked tiles
+// (transpose_tiles) at each position of the dimensions before them. The tiles change the order
+// elements are written in, so this serves copies only (each destination element is written once,
+// from a source it does not overlap), never a walk whose result depends on row-major order.
 template <class T>
 void copy_transposed(const CopyPlan& plan, const T* src, T* dst) noexcept {
-  constexpr std::uint64_t kTile = kTileElements<T>;
   const std::uint32_t r = plan.rank;
   const std::uint64_t rows = plan.sizes[r - 2];
   const std::uint64_t cols = plan.sizes[r - 1];
-  const std::int64_t src_row = plan.strides[0][r - 2], src_col = plan.strides[0][r - 1];
-  const std::int64_t dst_row = plan.strides[1][r - 2], dst_col = plan.strides[1][r - 1];
+  constexpr auto kBytes = static_cast<std::int64_t>(sizeof(T));
+  // b is the operand unit-stride along the last dimension (x its rows), a the other.
+  const bool dst_rows = plan.strides[1][r - 1] == 1;
+  const std::int64_t a_step = (dst_rows ? plan.strides[0][r - 1] : plan.strides[0][r - 2]) * kBytes;
+  const std::int64_t b_step = (dst_rows ? plan.strides[1][r - 2] : plan.strides[1][r - 1]) * kBytes;
+  const std::uint64_t nx = dst_rows ? rows : cols;
+  const std::uint64_t ny = dst_rows ? cols : rows;
   // The plan without its last dimension: walk_runs then visits each position of the
   // dimensions before the two transposed ones, with offsets at the start of dimension r - 2.
   CopyPlan outer = plan;
   outer.rank = r - 1;
   walk_runs<2>(outer, [=](const std::array<std::int64_t, 2>& o) {
-    // Locals, not the closure's members: the stores may alias those as far as the compiler knows.
-    const T* const s = src + o[0];
-    T* const d = dst + o[1];
-    const std::uint64_t n_rows = rows, n_cols = cols;
-    const std::int64_t sr = src_row, sc = src_col, dr = dst_row, dc = dst_col;
-    for (std::uint64_t i0 = 0; i0 < n_rows; i0 += kTile) {
-      const std::uint64_t i1 = std::min(n_rows, i0 + kTile);
-      for (std::uint64_t j0 = 0; j0 < n_cols; j0 += kTile) {
-        const std::uint64_t j1 = std::min(n_cols, j0 + kTile);
-        for (std::uint64_t i = i0; i < i1; ++i) {
-          // Offsets step by addition (no multiply per element) and stay integers, so no pointer
-          // is formed past the last element.
-          const auto ii = static_cast<std::int64_t>(i), jj = static_cast<std::int64_t>(j0);
-          std::int64_t from = ii * sr + jj * sc;
-          std::int64_t to = ii * dr + jj * dc;
-          for (std::uint64_t j = j0; j < j1; ++j, from += sc, to += dc) {
-            store_bits(d + to, load_bits(s + from));
-          }
-        }
-      }
-    }
+    transpose_bytes<sizeof(T)>({reinterpret_cast<const unsigned char*>(src + o[0]), a_step,
+                                reinterpret_cast<unsigned char*>(dst + o[1]), b_step, nx, ny});
   });
 }
 
@@ -563,94 +832,9 @@ void copy_view(const TensorView<const T>& src, const TensorView<T>& dst,
                  streaming);
 }
 
-// One block of a multi-block copy: `src` copied to `dst`, both over dst's Sizes. JOIN's blocks
-// are its inputs and their places in the output; SPLIT's, the input's parts and its outputs.
-template <class T>
-struct BlockCopy {
-  TensorView<const T> src;
-  TensorView<T> dst;
-};
-
-// The destination bytes one slab of copy_blocks covers, over all blocks. Large enough that
-// planning each block once per slab is noise; small enough that the cache lines a slab shares
-// between blocks (partly written by one block, completed by the next) are still in the L2.
+// A working set that stays in the L1 and L2 caches: copy_pieces' slabs of many blocks, and
+// REVERSE_SUBSEQUENCES's column groups, are about this many bytes.
 inline constexpr std::uint64_t kSlabBytes = 16 * 1024;
-
-// Copies every block, with the result of copy_view on each in turn; the blocks must not overlap
-// one another's destinations. `for_each_block(f)` calls f(const BlockCopy<T>&) for each of the
-// `count` blocks, in order (blocks are produced on the fly, so nothing is allocated). Dimensions
-// [0, shared_dims) have the same size in every block.
-// Copied one after the other, blocks whose rows interleave in memory (a JOIN or SPLIT along an
-// inner axis) would each sweep the whole shared tensor: with narrow rows every cache line is
-// fetched once per block. So when one step of a shared dimension covers at most kSlabBytes of
-// all blocks together, the copy goes slab by slab (a range of that dimension, each block's part
-// of it in turn) and each line is fetched about once.
-// `slab_bytes` exists for the tests, which shrink it so small shapes take the slab path too.
-template <class T, class ForEachBlock>
-void copy_blocks(const ForEachBlock& for_each_block, std::size_t count, std::uint32_t shared_dims,
-                 std::uint64_t slab_bytes = kSlabBytes) {
-  // Streaming is decided once, from all blocks together: each slab is small, the whole is not.
-  std::uint64_t total_bytes = 0;
-  Layout first;  // the first block's destination: dimensions [0, shared_dims) are everyone's
-  bool have_first = false;
-  for_each_block([&](const BlockCopy<T>& b) {
-    total_bytes += b.dst.element_count() * sizeof(T);
-    if (!have_first) first = b.dst.layout();
-    have_first = true;
-  });
-  const bool stream = total_bytes >= kStreamMinBytes;
-  const auto copy_all = [&] {
-    for_each_block([&](const BlockCopy<T>& b) { copy_view(b.src, b.dst, stream); });
-  };
-  if (count < 2 || shared_dims == 0) return copy_all();
-  const std::uint32_t rank = first.rank;
-  // The outermost shared dimension t one step of which, over all blocks, fits in a slab.
-  std::uint32_t t = 0;
-  std::uint64_t step_bytes = 0;
-  for (; t < shared_dims; ++t) {
-    step_bytes = 0;
-    for_each_block([&](const BlockCopy<T>& b) {
-      std::uint64_t below = sizeof(T);
-      for (std::uint32_t d = t + 1; d < rank; ++d) below *= b.dst.size(d);
-      step_bytes += below;
-    });
-    if (step_bytes <= slab_bytes) break;
-  }
-  if (t == shared_dims || step_bytes == 0) return copy_all();  // blocks as wide as a slab
-  const std::uint64_t rows = std::max<std::uint64_t>(1, slab_bytes / step_bytes);
-  std::uint64_t prefix = 1;  // the coordinates of the dimensions outside t
-  for (std::uint32_t d = 0; d < t; ++d) prefix *= first.sizes[d];
-  if (prefix == 1 && rows >= first.sizes[t]) return copy_all();  // one slab: nothing to gain
-
-  Coord c{};
-  for (std::uint64_t p = 0; p < prefix; ++p) {
-    std::uint64_t q = p;  // c[0, t) from p, row-major
-    for (std::uint32_t d = t; d-- > 0;) {
-      c[d] = static_cast<std::uint32_t>(q % first.sizes[d]);
-      q /= first.sizes[d];
-    }
-    for (std::uint64_t begin = 0; begin < first.sizes[t]; begin += rows) {
-      const auto rows_here =
-          static_cast<std::uint32_t>(std::min<std::uint64_t>(rows, first.sizes[t] - begin));
-      for_each_block([&](const BlockCopy<T>& b) {
-        Layout src = b.src.layout();
-        Layout dst = b.dst.layout();
-        std::int64_t src_offset = 0;
-        std::int64_t dst_offset = 0;
-        for (std::uint32_t d = 0; d < t; ++d) {
-          src_offset += static_cast<std::int64_t>(c[d]) * src.strides[d];
-          dst_offset += static_cast<std::int64_t>(c[d]) * dst.strides[d];
-          src.sizes[d] = dst.sizes[d] = 1;
-        }
-        src_offset += static_cast<std::int64_t>(begin) * src.strides[t];
-        dst_offset += static_cast<std::int64_t>(begin) * dst.strides[t];
-        src.sizes[t] = dst.sizes[t] = rows_here;
-        copy_view(TensorView<const T>(b.src.data() + src_offset, src),
-                  TensorView<T>(b.dst.data() + dst_offset, dst), stream);
-      });
-    }
-  }
-}
 
 template <class T>
 void check_copy_sizes(const char* op, const TensorView<const T>& src, const TensorView<T>& dst) {
