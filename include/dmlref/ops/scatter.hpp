@@ -505,6 +505,22 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
   const I* const ix = static_cast<const I*>(t.indices) + first;
   const std::uint32_t size = t.axis_size;
   const std::int64_t axis_stride = t.axis_stride;
+  if (step == 1 && axis_stride == 1) {
+    // The common layout: a loop with no multiply and no branch (random indices mispredict
+    // scatter_target_index's every time), clamp_index in the index's own width: SC8 proved each
+    // index legal, or the policy clamps (IndexPolicy::Clamp), where this is clamp_index too.
+    const auto last = static_cast<std::int64_t>(size) - 1;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const I v = ix[i];
+      if constexpr (std::is_signed_v<I>) {
+        const std::int64_t k = static_cast<std::int64_t>(v) + (v < 0 ? last + 1 : 0);
+        targets[i] = k < 0 ? 0 : (k > last ? last : k);
+      } else {
+        targets[i] = static_cast<std::int64_t>(v < static_cast<I>(last) ? v : static_cast<I>(last));
+      }
+    }
+    return;
+  }
   for (std::uint64_t i = 0; i < count; ++i) {
     const auto ii = static_cast<std::int64_t>(i);
     targets[i] = static_cast<std::int64_t>(scatter_target_index(ix[ii * step], size)) * axis_stride;
@@ -521,18 +537,71 @@ inline ElementScatter plan_scatter(const Layout& indices, const Layout& updates,
   return {make_copy_plan(indices.size_span(), strides)};
 }
 
+// The output bytes at one coordinate of the dimensions before Axis up to which the fast path
+// builds the output slab by slab (scatter_by_width): a block that fits the L2 cache.
+inline constexpr std::uint64_t kScatterMaxSlabBlockBytes = 256 * 1024;
+
+// One slab of a tensor for scatter_by_width: dimension 0 a range of the outer walk's innermost
+// run (stride `run_stride`; its size is set per slab), then the tensor's dimensions from Axis on.
+inline Layout scatter_slab_layout(const Layout& l, std::uint32_t axis, std::int64_t run_stride) {
+  Layout slab;
+  slab.rank = 1 + l.rank - axis;
+  slab.strides[0] = run_stride;
+  for (std::uint32_t d = axis; d < l.rank; ++d) {
+    slab.sizes[1 + d - axis] = l.sizes[d];
+    slab.strides[1 + d - axis] = l.strides[d];
+  }
+  return slab;
+}
+
 // The fast path by element width: output = input with the strided-copy core, then the updates
 // in row-major order of the indices, as the golden loop (so the last of several updates for one
 // element stays), with targets read by `targets_of` (scatter_targets of the index type).
+// By SC7 every tensor has the output's sizes before Axis, and the updates at one coordinate there
+// target only the output's block at that coordinate. So where that block is small, the output is
+// built a slab of blocks at a time, copied from the input and then updated while it is still in
+// the L1 cache, instead of copying the whole output and coming back to it for the updates.
 template <class W>
 void scatter_by_width(const TensorView<const W>& input, const Layout& indices,
                       const void* indices_data, const TensorView<const W>& updates,
                       const TensorView<W>& output, std::uint32_t axis,
                       ElementTargetsFn targets_of) {
-  copy_view(input, output);
   const ScatterTargets targets{indices_data, output.size(axis), output.stride(axis)};
-  scatter_elements(plan_scatter(indices, updates.layout(), output.layout(), axis), updates.data(),
-                   output.data(), targets_of, &targets);
+  const Layout& out = output.layout();
+  std::uint64_t block = sizeof(W);
+  for (std::uint32_t d = axis; d < out.rank; ++d) block *= out.sizes[d];
+  if (block == 0) return;  // no output element
+  if (axis == 0 || block > kScatterMaxSlabBlockBytes) {
+    copy_view(input, output);
+    scatter_elements(plan_scatter(indices, updates.layout(), out, axis), updates.data(),
+                     output.data(), targets_of, &targets);
+    return;
+  }
+  const std::array<std::array<std::int64_t, kMaxRank>, 4> outer_strides{
+      input.layout().strides, out.strides, indices.strides, updates.layout().strides};
+  const CopyPlan outer = make_copy_plan(out.size_span().first(axis), outer_strides);
+  const std::uint64_t run = outer.inner_size();
+  const std::uint64_t rows = std::max<std::uint64_t>(1, kSlabBytes / block);
+  std::array<std::int64_t, 4> step{};
+  std::array<Layout, 4> slab;  // input, output, indices, updates
+  const std::array<const Layout*, 4> whole{&input.layout(), &out, &indices, &updates.layout()};
+  for (std::size_t k = 0; k < 4; ++k) {
+    step[k] = outer.inner_stride(k);
+    slab[k] = scatter_slab_layout(*whole[k], axis, step[k]);
+  }
+  walk_runs<4>(outer, [&](const std::array<std::int64_t, 4>& o) {
+    for (std::uint64_t begin = 0; begin < run; begin += rows) {
+      const auto b = static_cast<std::int64_t>(begin);
+      const auto n = static_cast<std::uint32_t>(std::min(rows, run - begin));
+      for (Layout& l : slab) l.sizes[0] = n;
+      W* const dst = output.data() + (o[1] + b * step[1]);
+      copy_view(TensorView<const W>(input.data() + (o[0] + b * step[0]), slab[0]),
+                TensorView<W>(dst, slab[1]), false);
+      ElementScatter plan = plan_scatter(slab[2], slab[3], slab[1], 1);
+      plan.index_base = o[2] + b * step[2];
+      scatter_elements(plan, updates.data() + (o[3] + b * step[3]), dst, targets_of, &targets);
+    }
+  });
 }
 
 // The fast path, for validated arguments (SC8 included).
