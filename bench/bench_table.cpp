@@ -125,6 +125,15 @@ void gather(benchmark::State& state, std::uint32_t row_bytes) {
   dmlref::bench::set_bytes_processed(state, bytes);
 }
 
+// scatter_axis1's indices: each of the `rows` rows of kRow a random permutation of [0, kRow).
+void fill_row_permutations(std::uint32_t* ix, std::uint32_t rows) {
+  std::mt19937 rng(12);
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    std::iota(ix + std::size_t{r} * kRow, ix + std::size_t{r + 1} * kRow, 0u);
+    std::shuffle(ix + std::size_t{r} * kRow, ix + std::size_t{r + 1} * kRow, rng);
+  }
+}
+
 void scatter_axis1(benchmark::State& state) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
   const std::uint32_t rows = rows_of(state.range(0), kRow);
@@ -133,11 +142,7 @@ void scatter_axis1(benchmark::State& state) {
   const BufferTensorDesc data_desc = data.desc(), indices_desc = indices.desc();
   AlignedBuffer src(bytes), updates(bytes), dst(bytes), index_buffer(bytes);
   std::uint32_t* ix = index_buffer.as<std::uint32_t>();
-  std::mt19937 rng(12);
-  for (std::uint32_t r = 0; r < rows; ++r) {
-    std::iota(ix + std::size_t{r} * kRow, ix + std::size_t{r + 1} * kRow, 0u);
-    std::shuffle(ix + std::size_t{r} * kRow, ix + std::size_t{r + 1} * kRow, rng);
-  }
+  fill_row_permutations(ix, rows);
   const dmlref::ScatterOperatorDesc sd{&data_desc, &indices_desc, &data_desc, &data_desc, 1};
   for (auto _ : state) {
     dmlref::scatter(sd, {src.data(), bytes}, {index_buffer.data(), bytes},
@@ -147,7 +152,7 @@ void scatter_axis1(benchmark::State& state) {
   dmlref::bench::set_bytes_processed(state, bytes);
 }
 
-// ---- bare loops: the same bytes in the same pattern, without dmlref ------------------------------
+// ---- bare loops: the same bytes in the same pattern, without dmlref -----------------------------
 // The simplest loop a person would write for each indexed case (memcpy per row, a plain loop per
 // element), with no validation: what the layout costs on this machine by itself.
 
@@ -197,8 +202,8 @@ void bare_gather(benchmark::State& state) {
   std::shuffle(ix.begin(), ix.end(), std::mt19937(12));
   for (auto _ : state) {
     for (std::uint32_t i = 0; i < rows; ++i) {
-      std::memcpy(dst.data() + std::size_t{i} * RowBytes, src.data() + std::size_t{ix[i]} * RowBytes,
-                  RowBytes);
+      std::memcpy(dst.data() + std::size_t{i} * RowBytes,
+                  src.data() + std::size_t{ix[i]} * RowBytes, RowBytes);
     }
     benchmark::ClobberMemory();
   }
@@ -211,11 +216,7 @@ void bare_scatter_axis1(benchmark::State& state) {
   const std::uint32_t rows = rows_of(state.range(0), kRow);
   AlignedBuffer src(bytes), updates(bytes), dst(bytes), index_buffer(bytes);
   std::uint32_t* ix = index_buffer.as<std::uint32_t>();
-  std::mt19937 rng(12);
-  for (std::uint32_t r = 0; r < rows; ++r) {
-    std::iota(ix + std::size_t{r} * kRow, ix + std::size_t{r + 1} * kRow, 0u);
-    std::shuffle(ix + std::size_t{r} * kRow, ix + std::size_t{r + 1} * kRow, rng);
-  }
+  fill_row_permutations(ix, rows);
   const std::uint32_t* up = updates.as<std::uint32_t>();
   for (auto _ : state) {
     std::memcpy(dst.data(), src.data(), bytes);

@@ -295,10 +295,12 @@ void check_scatter(const Sizes& sizes, const Sizes& ix_sizes, std::uint32_t axis
   const std::size_t out_elements = static_cast<std::size_t>(out_layout.offset_range()->max) + 9;
   std::vector<T> want = sentinel_buffer<T>(out_elements), typed = want, runtime = want;
   dmlref::reference::scatter<T, std::int64_t>(
-      TensorView<const T>(in.data(), in_layout), TensorView<const std::int64_t>(ix.data(), ix_layout),
+      TensorView<const T>(in.data(), in_layout),
+      TensorView<const std::int64_t>(ix.data(), ix_layout),
       TensorView<const T>(up.data(), ix_layout), TensorView<T>(want.data(), out_layout), axis);
   dmlref::scatter<T, std::int64_t>(
-      TensorView<const T>(in.data(), in_layout), TensorView<const std::int64_t>(ix.data(), ix_layout),
+      TensorView<const T>(in.data(), in_layout),
+      TensorView<const std::int64_t>(ix.data(), ix_layout),
       TensorView<const T>(up.data(), ix_layout), TensorView<T>(typed.data(), out_layout), axis);
   const dmlref::TensorDesc in_desc(dmlref::data_type_of<T>, sizes);
   const dmlref::TensorDesc ix_desc(dmlref::DataType::Int64, ix_sizes);
@@ -307,7 +309,8 @@ void check_scatter(const Sizes& sizes, const Sizes& ix_sizes, std::uint32_t axis
   const dmlref::BufferTensorDesc d[] = {in_desc.desc(), ix_desc.desc(), up_desc.desc(),
                                         out_desc.desc()};
   dmlref::scatter(dmlref::ScatterOperatorDesc{&d[0], &d[1], &d[2], &d[3], axis},
-                  {in.data(), d[0].TotalTensorSizeInBytes}, {ix.data(), d[1].TotalTensorSizeInBytes},
+                  {in.data(), d[0].TotalTensorSizeInBytes},
+                  {ix.data(), d[1].TotalTensorSizeInBytes},
                   {up.data(), d[2].TotalTensorSizeInBytes},
                   {runtime.data(), d[3].TotalTensorSizeInBytes});
   CHECK(same_buffers(want, typed));
@@ -355,8 +358,10 @@ TEST_CASE("engine: SC8 and G10 reject the last index before any output byte is w
     std::vector<float> out = sentinel_buffer<float>(40 * 300);
     DMLREF_CHECK_ERROR(
         dmlref::scatter(dmlref::ScatterOperatorDesc{&d, &i, &d, &d, 1},
-                        {in.data(), d.TotalTensorSizeInBytes}, {ix.data(), i.TotalTensorSizeInBytes},
-                        {in.data(), d.TotalTensorSizeInBytes}, {out.data(), d.TotalTensorSizeInBytes}),
+                        {in.data(), d.TotalTensorSizeInBytes},
+                        {ix.data(), i.TotalTensorSizeInBytes},
+                        {in.data(), d.TotalTensorSizeInBytes},
+                        {out.data(), d.TotalTensorSizeInBytes}),
         dmlref::ErrorCode::SC8, "IndicesTensor[39,299] is 300 but InputTensor.Sizes[1] is 300");
     check_untouched(out);
   }

@@ -119,7 +119,7 @@ enum class RowMove : std::uint8_t { Element, Fixed, Run, Stream, Plan };
 // Rows sit at data-dependent places no hardware prefetcher predicts, so each is prefetched this
 // many bytes of rows ahead of its move (at least kPrefetchTuples rows, at most kMaxPrefetchRows):
 // short rows cost little to move, so they need more of them in flight to cover the latency.
-inline constexpr std::uint64_t kPrefetchAheadBytes = 4096;
+inline constexpr std::uint64_t kPrefetchAheadBytes = 2048;
 inline constexpr std::uint64_t kMaxPrefetchRows = 32;
 
 // Rows gathered from the input at offsets read out of an index tensor. `grid` walks the rows with
@@ -337,6 +337,36 @@ inline std::uint64_t reversed_source(std::uint64_t a, std::uint64_t length,
 using RunLengthsFn = void (*)(const void* lengths, std::int64_t first, std::int64_t step,
                               std::uint64_t count, std::uint64_t axis_size, std::uint64_t* out);
 
+#if DMLREF_ENGINE_AVX2
+// ReversedRuns whose runs are contiguous in both tensors, a chunk of runs per call of the AVX2
+// loop (reverse_rows_avx2). Bytes, not elements: compiled once for every width.
+inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const void* in,
+                                         const void* lengths, void* out, RunLengthsFn lengths_of,
+                                         std::size_t element_bytes) {
+  const std::uint64_t n = plan.axis_size;
+  const auto w = static_cast<std::int64_t>(element_bytes);
+  const std::int64_t in_inner = plan.walk.inner_stride(0) * w;
+  const std::int64_t len_inner = plan.walk.inner_stride(1);
+  const std::int64_t out_inner = plan.walk.inner_stride(2) * w;
+  const auto* const src = static_cast<const unsigned char*>(in);
+  auto* const dst = static_cast<unsigned char*>(out);
+  walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                                   std::uint64_t count) {
+    std::array<std::uint64_t, kIndexChunk> length;
+    lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
+    const unsigned char* const s = src + o[0] * w + start * in_inner;
+    unsigned char* const d = dst + o[2] * w + start * out_inner;
+    const std::size_t row = n * element_bytes;
+    switch (element_bytes) {
+      case 1: return reverse_rows_avx2<1>(s, in_inner, d, out_inner, length.data(), count, row);
+      case 2: return reverse_rows_avx2<2>(s, in_inner, d, out_inner, length.data(), count, row);
+      case 4: return reverse_rows_avx2<4>(s, in_inner, d, out_inner, length.data(), count, row);
+      default: return reverse_rows_avx2<8>(s, in_inner, d, out_inner, length.data(), count, row);
+    }
+  });
+}
+#endif
+
 // Executes ReversedRuns with elements as W: per run, its first L elements reversed and the rest
 // copied, or, when runs lie side by side, all of them one axis position at a time.
 template <class W>
@@ -377,7 +407,8 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
         // bench_table's reverse_axis0); each output row is written once, in any order.
         const bool contiguous = is == 1 && os == 1;
         const bool streamed = stream && contiguous && count * sizeof(W) >= kStreamMinRunBytes;
-        const auto move_row = [&](std::uint64_t a) {
+        for (std::uint64_t k = 0; k < axis_size; ++k) {
+          const std::uint64_t a = k < l0 ? l0 - 1 - k : k;
           const auto at = static_cast<std::int64_t>(a);
           const auto from = static_cast<std::int64_t>(reversed_source(a, l0, axis_size));
           if (streamed) {
@@ -386,9 +417,7 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
           } else {
             copy_run(src + from * ia, is, dst + at * oa, os, count);
           }
-        };
-        for (std::uint64_t a = l0; a-- > 0;) move_row(a);
-        for (std::uint64_t a = l0; a < axis_size; ++a) move_row(a);
+        }
         return;
       }
       for (std::uint64_t g0 = 0; g0 < count; g0 += group) {
@@ -408,17 +437,7 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   }
 #if DMLREF_ENGINE_AVX2
   if (unit && engine_avx2_enabled()) {
-    // Contiguous runs: a chunk of rows per call of the AVX2 loop (reverse_rows_avx2).
-    walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
-                                     std::uint64_t count) {
-      std::array<std::uint64_t, kIndexChunk> length;
-      lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
-      constexpr auto w = static_cast<std::int64_t>(sizeof(W));
-      reverse_rows_avx2<sizeof(W)>(
-          reinterpret_cast<const unsigned char*>(in + (o[0] + start * in_inner)), in_inner * w,
-          reinterpret_cast<unsigned char*>(out + (o[2] + start * out_inner)), out_inner * w,
-          length.data(), count, n * sizeof(W));
-    });
+    reverse_contiguous_runs_avx2(plan, in, lengths, out, lengths_of, sizeof(W));
     return;
   }
 #endif

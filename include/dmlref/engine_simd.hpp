@@ -11,10 +11,13 @@
 
 #include "dmlref/strided_copy.hpp"
 
+// Written with the compilers' vector extensions (vector_size, __builtin_shufflevector: GCC 12+,
+// Clang) rather than <immintrin.h>, whose AVX-512 headers alone cost every including translation
+// unit more to parse than all of this.
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && \
-    !defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+    !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
+    (defined(__clang__) || __GNUC__ >= 12)
 #define DMLREF_ENGINE_AVX2 1
-#include <immintrin.h>
 #define DMLREF_TARGET_AVX2 __attribute__((target("avx2")))
 #else
 #define DMLREF_ENGINE_AVX2 0
@@ -35,22 +38,46 @@ inline bool& engine_avx2_enabled() noexcept {
 
 #if DMLREF_ENGINE_AVX2
 
-// The 32 bytes of `v` as 32 / Bytes elements in reverse order: one cross-lane permute for 4- and
-// 8-byte elements; a byte shuffle within each 16-byte lane, then a lane swap, for 1 and 2 bytes.
+// 32 bytes as 32 / Bytes elements of Bytes bytes.
+using Lanes1x32 = std::uint8_t __attribute__((vector_size(32)));
+using Lanes2x16 = std::uint16_t __attribute__((vector_size(32)));
+using Lanes4x8 = std::uint32_t __attribute__((vector_size(32)));
+using Lanes8x4 = std::uint64_t __attribute__((vector_size(32)));
+
+// d[0, 32) = the 32 bytes at s as 32 / Bytes elements in reverse order (a byte shuffle and a
+// lane swap, or one cross-lane permute, under AVX2). Unaligned loads and stores, through memcpy.
 template <std::size_t Bytes>
-DMLREF_TARGET_AVX2 inline __m256i reverse_elements_32(__m256i v) noexcept {
-  if constexpr (Bytes == 8) {
-    return _mm256_permute4x64_epi64(v, 0x1B);
+DMLREF_TARGET_AVX2 inline void store_reversed_32(unsigned char* d,
+                                                 const unsigned char* s) noexcept {
+  if constexpr (Bytes == 1) {
+    Lanes1x32 v;
+    std::memcpy(&v, s, 32);
+    v = __builtin_shufflevector(v, v, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17,
+                                16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    std::memcpy(d, &v, 32);
+  } else if constexpr (Bytes == 2) {
+    Lanes2x16 v;
+    std::memcpy(&v, s, 32);
+    v = __builtin_shufflevector(v, v, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    std::memcpy(d, &v, 32);
   } else if constexpr (Bytes == 4) {
-    return _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+    Lanes4x8 v;
+    std::memcpy(&v, s, 32);
+    v = __builtin_shufflevector(v, v, 7, 6, 5, 4, 3, 2, 1, 0);
+    std::memcpy(d, &v, 32);
   } else {
-    const __m256i order =
-        Bytes == 2 ? _mm256_setr_epi8(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14,
-                                      15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1)
-                   : _mm256_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15,
-                                      14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, order), 0x4E);
+    Lanes8x4 v;
+    std::memcpy(&v, s, 32);
+    v = __builtin_shufflevector(v, v, 3, 2, 1, 0);
+    std::memcpy(d, &v, 32);
   }
+}
+
+// d[0, 32) = s[0, 32), as one 32-byte load and store.
+DMLREF_TARGET_AVX2 inline void copy_32(unsigned char* d, const unsigned char* s) noexcept {
+  Lanes1x32 v;
+  std::memcpy(&v, s, 32);
+  std::memcpy(d, &v, 32);
 }
 
 // One row of `row_bytes` bytes: its first `reversed_bytes` (whole Bytes-byte elements) reversed,
@@ -64,14 +91,8 @@ DMLREF_TARGET_AVX2 inline void reverse_row_avx2(const unsigned char* s, unsigned
   const std::size_t lb = reversed_bytes;
   if (lb >= 32) {
     std::size_t i = 0;
-    for (; i + 32 <= lb; i += 32) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + (lb - i - 32)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), reverse_elements_32<Bytes>(v));
-    }
-    if (i < lb) {  // d[lb - 32, lb) holds s[0, 32) reversed
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + (lb - 32)), reverse_elements_32<Bytes>(v));
-    }
+    for (; i + 32 <= lb; i += 32) store_reversed_32<Bytes>(d + i, s + (lb - i - 32));
+    if (i < lb) store_reversed_32<Bytes>(d + (lb - 32), s);  // d[lb - 32, lb): s[0, 32) reversed
   } else if (lb >= 16) {  // two 16-byte halves, overlapping when lb < 32
     const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + (lb - 16)));
     const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
@@ -85,21 +106,16 @@ DMLREF_TARGET_AVX2 inline void reverse_row_avx2(const unsigned char* s, unsigned
   unsigned char* const to = d + lb;
   if (cb >= 32) {
     std::size_t i = 0;
-    for (; i + 32 <= cb; i += 32) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + i),
-                          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from + i)));
-    }
-    if (i < cb) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + (cb - 32)),
-                          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from + (cb - 32))));
-    }
+    for (; i + 32 <= cb; i += 32) copy_32(to + i, from + i);
+    if (i < cb) copy_32(to + (cb - 32), from + (cb - 32));
   } else {
     copy_bytes_short(to, from, cb);
   }
 }
 
 // `count` rows, row j at src + j * src_step and dst + j * dst_step (bytes), each `row_bytes` long
-// with its first lengths[j] elements reversed: the contiguous case of ReversedRuns, a chunk per call.
+// with its first lengths[j] elements reversed: the contiguous case of ReversedRuns, a chunk of
+// rows per call.
 template <std::size_t Bytes>
 DMLREF_TARGET_AVX2 void reverse_rows_avx2(const unsigned char* src, std::int64_t src_step,
                                           unsigned char* dst, std::int64_t dst_step,

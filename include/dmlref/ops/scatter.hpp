@@ -9,6 +9,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -541,17 +542,82 @@ inline ElementScatter plan_scatter(const Layout& indices, const Layout& updates,
 // builds the output slab by slab (scatter_by_width): a block that fits the L2 cache.
 inline constexpr std::uint64_t kScatterMaxSlabBlockBytes = 256 * 1024;
 
-// One slab of a tensor for scatter_by_width: dimension 0 a range of the outer walk's innermost
-// run (stride `run_stride`; its size is set per slab), then the tensor's dimensions from Axis on.
-inline Layout scatter_slab_layout(const Layout& l, std::uint32_t axis, std::int64_t run_stride) {
-  Layout slab;
-  slab.rank = 1 + l.rank - axis;
-  slab.strides[0] = run_stride;
-  for (std::uint32_t d = axis; d < l.rank; ++d) {
-    slab.sizes[1 + d - axis] = l.sizes[d];
-    slab.strides[1 + d - axis] = l.strides[d];
+// The four tensors of a SCATTER (input, output, indices, updates) or one slab of them: layouts
+// and element offsets from the tensors' own data pointers.
+struct ScatterSlab {
+  std::array<Layout, 4> layouts;
+  std::array<std::int64_t, 4> offsets{};
+  std::uint32_t axis = 0;
+  bool whole = false;  // the whole tensors (the copy then streams when it is large), not a slab
+};
+
+// Calls move(context, slab) for each slab of the output, in row-major order: a range of
+// coordinates of the dimensions before Axis (along the innermost run of their walk) covering at
+// most kSlabBytes of output, with each tensor's dimensions from Axis on. Every slab's updates
+// target only its own output block (SC7), so the slabs may be built one after the other. Where
+// the block at one such coordinate is larger than kScatterMaxSlabBlockBytes, or Axis is 0, `whole`
+// is moved as it is. Compiled once, not per element width.
+inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_bytes,
+                                  void (*move)(const void* context, const ScatterSlab& slab),
+                                  const void* context) {
+  const std::uint32_t axis = whole.axis;
+  std::uint64_t block = element_bytes;
+  for (std::uint32_t d = axis; d < whole.layouts[1].rank; ++d) block *= whole.layouts[1].sizes[d];
+  if (block == 0) return;  // no output element
+  if (axis == 0 || block > kScatterMaxSlabBlockBytes) return move(context, whole);
+  const std::uint64_t rows = std::max<std::uint64_t>(1, kSlabBytes / block);
+  const Layout& out = whole.layouts[1];
+  std::array<std::array<std::int64_t, kMaxRank>, 4> outer_strides{};
+  for (std::size_t k = 0; k < 4; ++k) outer_strides[k] = whole.layouts[k].strides;
+  const CopyPlan outer = make_copy_plan(out.size_span().first(axis), outer_strides);
+  const std::uint64_t run = outer.inner_size();
+  ScatterSlab slab;
+  slab.axis = 1;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const Layout& l = whole.layouts[k];
+    Layout& part = slab.layouts[k];
+    part.rank = 1 + l.rank - axis;
+    part.strides[0] = outer.inner_stride(k);
+    for (std::uint32_t d = axis; d < l.rank; ++d) {
+      part.sizes[1 + d - axis] = l.sizes[d];
+      part.strides[1 + d - axis] = l.strides[d];
+    }
   }
-  return slab;
+  walk_runs<4>(outer, [&](const std::array<std::int64_t, 4>& o) {
+    for (std::uint64_t begin = 0; begin < run; begin += rows) {
+      const auto b = static_cast<std::int64_t>(begin);
+      for (std::size_t k = 0; k < 4; ++k) {
+        slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, run - begin));
+        slab.offsets[k] = o[k] + b * slab.layouts[k].strides[0];
+      }
+      move(context, slab);
+    }
+  });
+}
+
+// What scatter_by_width's slabs move: the tensors' data and the targets reader.
+template <class W>
+struct ScatterData {
+  const W* input;
+  W* output;
+  const W* updates;
+  ElementTargetsFn targets_of;
+  const ScatterTargets* targets;
+};
+
+// One slab (or the whole tensors): the output block copied from the input, then its updates
+// stored, a slab while it is still in the L1 cache.
+template <class W>
+void scatter_slab(const void* context, const ScatterSlab& slab) {
+  const ScatterData<W>& data = *static_cast<const ScatterData<W>*>(context);
+  W* const out = data.output + slab.offsets[1];
+  copy_view(TensorView<const W>(data.input + slab.offsets[0], slab.layouts[0]),
+            TensorView<W>(out, slab.layouts[1]),
+            slab.whole ? std::nullopt : std::optional<bool>(false));
+  ElementScatter plan =
+      plan_scatter(slab.layouts[2], slab.layouts[3], slab.layouts[1], slab.axis);
+  plan.index_base = slab.offsets[2];
+  scatter_elements(plan, data.updates + slab.offsets[3], out, data.targets_of, data.targets);
 }
 
 // The fast path by element width: output = input with the strided-copy core, then the updates
@@ -559,49 +625,18 @@ inline Layout scatter_slab_layout(const Layout& l, std::uint32_t axis, std::int6
 // element stays), with targets read by `targets_of` (scatter_targets of the index type).
 // By SC7 every tensor has the output's sizes before Axis, and the updates at one coordinate there
 // target only the output's block at that coordinate. So where that block is small, the output is
-// built a slab of blocks at a time, copied from the input and then updated while it is still in
-// the L1 cache, instead of copying the whole output and coming back to it for the updates.
+// built a slab of blocks at a time (scatter_slab), instead of copying the whole output and coming
+// back to it for the updates.
 template <class W>
 void scatter_by_width(const TensorView<const W>& input, const Layout& indices,
                       const void* indices_data, const TensorView<const W>& updates,
                       const TensorView<W>& output, std::uint32_t axis,
                       ElementTargetsFn targets_of) {
   const ScatterTargets targets{indices_data, output.size(axis), output.stride(axis)};
-  const Layout& out = output.layout();
-  std::uint64_t block = sizeof(W);
-  for (std::uint32_t d = axis; d < out.rank; ++d) block *= out.sizes[d];
-  if (block == 0) return;  // no output element
-  if (axis == 0 || block > kScatterMaxSlabBlockBytes) {
-    copy_view(input, output);
-    scatter_elements(plan_scatter(indices, updates.layout(), out, axis), updates.data(),
-                     output.data(), targets_of, &targets);
-    return;
-  }
-  const std::array<std::array<std::int64_t, kMaxRank>, 4> outer_strides{
-      input.layout().strides, out.strides, indices.strides, updates.layout().strides};
-  const CopyPlan outer = make_copy_plan(out.size_span().first(axis), outer_strides);
-  const std::uint64_t run = outer.inner_size();
-  const std::uint64_t rows = std::max<std::uint64_t>(1, kSlabBytes / block);
-  std::array<std::int64_t, 4> step{};
-  std::array<Layout, 4> slab;  // input, output, indices, updates
-  const std::array<const Layout*, 4> whole{&input.layout(), &out, &indices, &updates.layout()};
-  for (std::size_t k = 0; k < 4; ++k) {
-    step[k] = outer.inner_stride(k);
-    slab[k] = scatter_slab_layout(*whole[k], axis, step[k]);
-  }
-  walk_runs<4>(outer, [&](const std::array<std::int64_t, 4>& o) {
-    for (std::uint64_t begin = 0; begin < run; begin += rows) {
-      const auto b = static_cast<std::int64_t>(begin);
-      const auto n = static_cast<std::uint32_t>(std::min(rows, run - begin));
-      for (Layout& l : slab) l.sizes[0] = n;
-      W* const dst = output.data() + (o[1] + b * step[1]);
-      copy_view(TensorView<const W>(input.data() + (o[0] + b * step[0]), slab[0]),
-                TensorView<W>(dst, slab[1]), false);
-      ElementScatter plan = plan_scatter(slab[2], slab[3], slab[1], 1);
-      plan.index_base = o[2] + b * step[2];
-      scatter_elements(plan, updates.data() + (o[3] + b * step[3]), dst, targets_of, &targets);
-    }
-  });
+  const ScatterData<W> data{input.data(), output.data(), updates.data(), targets_of, &targets};
+  const ScatterSlab whole{{input.layout(), output.layout(), indices, updates.layout()}, {}, axis,
+                         true};
+  for_each_scatter_slab(whole, sizeof(W), &scatter_slab<W>, &data);
 }
 
 // The fast path, for validated arguments (SC8 included).
