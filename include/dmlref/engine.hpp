@@ -402,13 +402,9 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
       const std::uint64_t l0 = length[0];
       if (std::all_of(length.begin(), length.begin() + static_cast<std::ptrdiff_t>(count),
                       [l0](std::uint64_t l) { return l == l0; })) {
-        // The reversed positions are written last to first, so the source rows are read in
-        // ascending order (1 KiB rows read descending ran at half memcpy's speed,
-        // bench_table's reverse_axis0); each output row is written once, in any order.
         const bool contiguous = is == 1 && os == 1;
         const bool streamed = stream && contiguous && count * sizeof(W) >= kStreamMinRunBytes;
-        for (std::uint64_t k = 0; k < axis_size; ++k) {
-          const std::uint64_t a = k < l0 ? l0 - 1 - k : k;
+        for (std::uint64_t a = 0; a < axis_size; ++a) {
           const auto at = static_cast<std::int64_t>(a);
           const auto from = static_cast<std::int64_t>(reversed_source(a, l0, axis_size));
           if (streamed) {
