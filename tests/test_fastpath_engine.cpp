@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -213,33 +215,24 @@ TEST_CASE_TEMPLATE("engine: reversed contiguous rows, AVX2 and fallback, every l
   });
 }
 
-TEST_CASE_TEMPLATE("engine: side-by-side subsequences of one length, with streaming stores", T,
+TEST_CASE_TEMPLATE("engine: side-by-side subsequences of one length into a padded output", T,
                    DMLREF_ALL_TYPES) {
-  // {9, 300} along axis 0, every length L: whole rows of 300 elements move (streamed: at least
-  // 256 bytes each once the threshold is lowered), the reversed ones last to first.
+  // {9, 300} along axis 0, every length L: whole rows of 300 elements move, to rows one element
+  // apart from the 300 (so no row of the output is aligned like its source).
   const Sizes sizes{9, 300};
   const Layout in_layout = Layout::packed(sizes);
   const Layout out_layout = Layout::strided(sizes, std::vector<std::int64_t>{301, 1});
   const std::vector<T> in = distinct_buffer<T>(9 * 300);
   for (const std::uint32_t length : {0u, 1u, 4u, 8u, 9u, 12u}) {
-    for (const std::uint64_t stream_min : {std::uint64_t{0}, dmlref::detail::kStreamMinBytes}) {
-      CAPTURE(length);
-      CAPTURE(stream_min);
-      const std::vector<std::uint32_t> lengths(300, length);
-      const TensorView<const std::uint32_t> lv(lengths.data(), Layout::packed({1, 300}));
-      std::vector<T> want = sentinel_buffer<T>(9 * 301 + 1), got = want;
-      const TensorView<const T> input(in.data(), in_layout);
-      dmlref::reference::reverse_subsequences<T>(input, lv,
-                                                 TensorView<T>(want.data() + 1, out_layout), 0);
-      using W = dmlref::detail::BitsOf<T>;
-      dmlref::detail::ReversedRuns plan =
-          dmlref::detail::plan_reverse_subsequences(in_layout, lv.layout(), out_layout, 0);
-      plan.stream_min_bytes = stream_min;
-      dmlref::detail::reverse_runs<W>(plan, reinterpret_cast<const W*>(in.data()), lengths.data(),
-                                      reinterpret_cast<W*>(got.data() + 1),
-                                      &dmlref::detail::reverse_subsequences_lengths<std::uint32_t>);
-      CHECK(same_buffers(want, got));
-    }
+    CAPTURE(length);
+    const std::vector<std::uint32_t> lengths(300, length);
+    const TensorView<const std::uint32_t> lv(lengths.data(), Layout::packed({1, 300}));
+    std::vector<T> want = sentinel_buffer<T>(9 * 301 + 1), got = want;
+    const TensorView<const T> input(in.data(), in_layout);
+    dmlref::reference::reverse_subsequences<T>(input, lv,
+                                               TensorView<T>(want.data() + 1, out_layout), 0);
+    dmlref::reverse_subsequences<T>(input, lv, TensorView<T>(got.data() + 1, out_layout), 0);
+    CHECK(same_buffers(want, got));
   }
 }
 
@@ -383,4 +376,76 @@ TEST_CASE("engine: SC8 and G10 reject the last index before any output byte is w
         dmlref::ErrorCode::G10, "IndicesTensor[599,0] is -601 but InputTensor.Sizes[0] is 600");
     check_untouched(out);
   }
+}
+
+namespace {
+
+// "[1,0,2]": a coordinate as the error messages write it.
+std::string coordinate_text(const dmlref::Coord& c, std::uint32_t rank) {
+  std::string s = "[";
+  for (std::uint32_t d = 0; d < rank; ++d) s += (d ? "," : "") + std::to_string(c[d]);
+  return s + "]";
+}
+
+}  // namespace
+
+TEST_CASE("engine: DuplicatePolicy::Reject names the first repeated target, any layout") {
+  // The oracle: a plain walk of the indices in row-major order with a map from each output
+  // coordinate to the first index that took it. Random ranks, axes and index layouts (padded,
+  // transposed, broadcast), values of both signs; about half the cases have no duplicate.
+  std::mt19937 rng(1205u);
+  int rejected = 0, accepted = 0;
+  for (int iteration = 0; iteration < 300; ++iteration) {
+    const auto rank = static_cast<std::uint32_t>(1 + iteration % 5);
+    const auto axis = static_cast<std::uint32_t>(rng() % rank);
+    Sizes sizes(rank), ix_sizes(rank);
+    for (std::uint32_t d = 0; d < rank; ++d) sizes[d] = ix_sizes[d] = 1 + rng() % 3;
+    sizes[axis] = 2 + rng() % 6;
+    ix_sizes[axis] = 1 + rng() % 3;
+    const dmlref::test::RandomOperand ix_op =
+        dmlref::test::random_operand(rng, ix_sizes, true, false);
+    std::vector<std::int32_t> ix(ix_op.elements);
+    const auto n = static_cast<std::int32_t>(sizes[axis]);
+    for (auto& v : ix) v = static_cast<std::int32_t>(rng() % static_cast<std::uint32_t>(2 * n)) - n;
+    const TensorView<const std::int32_t> indices(ix.data() + ix_op.origin, ix_op.layout);
+    std::map<dmlref::Coord, dmlref::Coord> first_of;
+    std::string expected;
+    dmlref::for_each_coordinate(ix_op.layout, [&](const dmlref::Coord& u) {
+      dmlref::Coord c = u;
+      c[axis] = static_cast<std::uint32_t>(indices[u] < 0 ? indices[u] + n : indices[u]);
+      const auto [it, inserted] = first_of.emplace(c, u);
+      if (inserted || !expected.empty()) return;
+      expected = "IndicesTensor" + coordinate_text(it->second, rank) + " is " +
+                 std::to_string(indices[it->second]) + " and IndicesTensor" +
+                 coordinate_text(u, rank) + " is " + std::to_string(indices[u]) +
+                 "; both target OutputTensor" + coordinate_text(c, rank);
+    });
+    const std::vector<float> in = distinct_buffer<float>(count_of(sizes));
+    const std::vector<float> up = distinct_buffer<float>(count_of(ix_sizes), 1000);
+    std::vector<float> out = sentinel_buffer<float>(count_of(sizes)), want = out;
+    const Layout layout = Layout::packed(sizes), up_layout = Layout::packed(ix_sizes);
+    dmlref::ScatterOptions reject;
+    reject.duplicates = dmlref::DuplicatePolicy::Reject;
+    const auto run = [&](std::vector<float>& into, const dmlref::ScatterOptions& options) {
+      dmlref::scatter<float, std::int32_t>(TensorView<const float>(in.data(), layout), indices,
+                                           TensorView<const float>(up.data(), up_layout),
+                                           TensorView<float>(into.data(), layout), axis, options);
+    };
+    CAPTURE(iteration);
+    if (!expected.empty()) {
+      ++rejected;
+      DMLREF_CHECK_ERROR(run(out, reject), dmlref::ErrorCode::ScatterDuplicate, expected);
+      CHECK(same_buffers(out, sentinel_buffer<float>(count_of(sizes))));
+    } else {
+      ++accepted;
+      run(out, reject);
+      dmlref::reference::scatter<float, std::int32_t>(
+          TensorView<const float>(in.data(), layout), indices,
+          TensorView<const float>(up.data(), up_layout), TensorView<float>(want.data(), layout),
+          axis);
+      CHECK(same_buffers(out, want));
+    }
+  }
+  CHECK(rejected > 50);
+  CHECK(accepted > 50);
 }

@@ -151,9 +151,8 @@ inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
     plan.move = RowMove::Element;
   } else if (row.rank == 1) {
     const bool stream = unit && bytes >= kStreamMinRunBytes && output_bytes >= kStreamMinBytes;
-    plan.move = stream                                  ? RowMove::Stream
-                : unit && is_fixed_row_size(bytes) ? RowMove::Fixed
-                                                        : RowMove::Run;
+    const bool fixed = unit && is_fixed_row_size(bytes);
+    plan.move = stream ? RowMove::Stream : fixed ? RowMove::Fixed : RowMove::Run;
     plan.row_bytes = bytes;
   }
   // Up to 4 KiB of each row is prefetched.
@@ -318,9 +317,6 @@ struct ReversedRuns {
   std::uint64_t axis_size = 0;
   std::int64_t in_step = 0;
   std::int64_t out_step = 0;
-  // Outputs of this many bytes or more write long rows with streaming stores (kStreamMinBytes;
-  // the tests lower it to reach that path with small tensors).
-  std::uint64_t stream_min_bytes = kStreamMinBytes;
 };
 static_assert(std::is_trivially_copyable_v<ReversedRuns>);
 
@@ -389,8 +385,6 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
     // L1 cache (kSlabBytes), so each source row a group reads from stays cached until all are done.
     const std::uint64_t group =
         std::clamp<std::uint64_t>(kSlabBytes / (n * sizeof(W)), 16, kIndexChunk);
-    // Outputs far larger than the caches stream their long rows, as a copy that size would.
-    const bool stream = plan.walk.run_count() * inner * n * sizeof(W) >= plan.stream_min_bytes;
     walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
                                      std::uint64_t count) {
       std::array<std::uint64_t, kIndexChunk> length;
@@ -402,17 +396,10 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
       const std::uint64_t l0 = length[0];
       if (std::all_of(length.begin(), length.begin() + static_cast<std::ptrdiff_t>(count),
                       [l0](std::uint64_t l) { return l == l0; })) {
-        const bool contiguous = is == 1 && os == 1;
-        const bool streamed = stream && contiguous && count * sizeof(W) >= kStreamMinRunBytes;
         for (std::uint64_t a = 0; a < axis_size; ++a) {
           const auto at = static_cast<std::int64_t>(a);
           const auto from = static_cast<std::int64_t>(reversed_source(a, l0, axis_size));
-          if (streamed) {
-            copy_bytes_streaming(static_cast<void*>(dst + at * oa), src + from * ia,
-                                 count * sizeof(W));
-          } else {
-            copy_run(src + from * ia, is, dst + at * oa, os, count);
-          }
+          copy_run(src + from * ia, is, dst + at * oa, os, count);
         }
         return;
       }
@@ -428,7 +415,6 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
         }
       }
     });
-    if (stream) stream_fence();
     return;
   }
 #if DMLREF_ENGINE_AVX2

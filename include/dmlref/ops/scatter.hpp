@@ -348,36 +348,92 @@ void for_each_scatter_target(const TensorView<const I>& indices, std::uint32_t a
   });
 }
 
+// Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
+struct ScatterTargets {
+  const void* indices = nullptr;
+  std::uint32_t axis_size = 0;
+  std::int64_t axis_stride = 0;
+};
+
+// The engine's ElementTargetsFn for index type I (defined with the fast path, below).
+template <IndexElement I>
+void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
+                     std::uint64_t count, std::int64_t* targets);
+
+// DuplicatePolicy::Reject's pass: the row-major position in the indices of the first index whose
+// output element an earlier index (row-major) already targets, or nullopt. One bit per output
+// element, and the targets as the fast path reads them (`targets_of`, scatter_targets of the
+// index type), a chunk at a time: compiled once, not per index type.
+inline std::optional<std::uint64_t> first_repeated_scatter_target(const Layout& indices,
+                                                                  const void* indices_data,
+                                                                  const Layout& input,
+                                                                  std::uint32_t axis,
+                                                                  ElementTargetsFn targets_of) {
+  const Layout output = Layout::packed(input.size_span());
+  const Layout positions = Layout::packed(indices.size_span());
+  // Operands: 0 the index, 1 its output element before the index's contribution, 2 its
+  // row-major position in the indices.
+  std::array<std::array<std::int64_t, kMaxRank>, 3> strides{indices.strides, output.strides,
+                                                            positions.strides};
+  strides[1][axis] = 0;
+  const CopyPlan walk = make_copy_plan(indices.size_span(), strides);
+  const ScatterTargets targets{indices_data, input.sizes[axis], output.strides[axis]};
+  std::vector<bool> taken(input.element_count(), false);
+  std::optional<std::uint64_t> repeat;
+  const std::int64_t si = walk.inner_stride(0), so = walk.inner_stride(1);
+  const std::int64_t sp = walk.inner_stride(2);
+  walk_index_chunks(walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                              std::uint64_t count) {
+    if (repeat) return;
+    std::array<std::int64_t, kIndexChunk> target;
+    targets_of(&targets, o[0] + start * si, si, count, target.data());
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto at = start + static_cast<std::int64_t>(i);
+      const auto element = static_cast<std::uint64_t>(o[1] + at * so + target[i]);
+      if (taken[element]) {
+        repeat = static_cast<std::uint64_t>(o[2] + at * sp);
+        return;
+      }
+      taken[element] = true;
+    }
+  });
+  return repeat;
+}
+
 // DuplicatePolicy::Reject: the first indices coordinate (row-major) whose target an earlier one
 // already took is an error naming both and the output element.
 template <IndexElement I>
 void check_scatter_duplicates(const TensorView<const I>& indices, std::uint32_t axis,
                               const Layout& input) {
-  std::vector<bool> taken(input.element_count(), false);
-  for_each_scatter_target(indices, axis, input, [&](const Coord& u, const Coord& c,
-                                                    std::uint64_t position) {
-    if (!taken[position]) {
-      taken[position] = true;
-      return;
+  const std::optional<std::uint64_t> repeat = first_repeated_scatter_target(
+      indices.layout(), indices.data(), input, axis, &scatter_targets<I>);
+  if (!repeat) return;
+  // Only reached once, right before the throw: the repeat's coordinate (from its row-major
+  // position), its target, and the earlier index with the same target (a rescan).
+  const std::uint32_t rank = indices.rank();
+  Coord u{};
+  std::uint64_t rest = *repeat;
+  for (std::uint32_t d = rank; d-- > 0;) {
+    u[d] = static_cast<std::uint32_t>(rest % indices.size(d));
+    rest /= indices.size(d);
+  }
+  const std::uint32_t n = input.sizes[axis];
+  Coord c = u;
+  c[axis] = scatter_target_index(indices[u], n);
+  Coord first{};
+  bool found = false;
+  for_each_coordinate(indices.layout(), [&](const Coord& v) {
+    Coord target = v;
+    target[axis] = scatter_target_index(indices[v], n);
+    if (!found && target == c) {
+      first = v;
+      found = true;
     }
-    // Only reached once, right before the throw: find the earlier update (a rescan keeps the
-    // common path at one bit per output element).
-    Coord first{};
-    bool found = false;
-    for_each_scatter_target(indices, axis, input,
-                            [&](const Coord& v, const Coord&, std::uint64_t other) {
-                              if (!found && other == position) {
-                                first = v;
-                                found = true;
-                              }
-                            });
-    const std::uint32_t rank = indices.rank();
-    fail(ErrorCode::ScatterDuplicate, kScatterOp, ": IndicesTensor",
-         coordinate_string(first, rank), " is ", indices[first], " and IndicesTensor",
-         coordinate_string(u, rank), " is ", indices[u], "; both target OutputTensor",
-         coordinate_string(c, rank), " along Axis ", axis,
-         ", and DuplicatePolicy::Reject forbids two updates for one output element");
   });
+  fail(ErrorCode::ScatterDuplicate, kScatterOp, ": IndicesTensor", coordinate_string(first, rank),
+       " is ", indices[first], " and IndicesTensor", coordinate_string(u, rank), " is ",
+       indices[u], "; both target OutputTensor", coordinate_string(c, rank), " along Axis ", axis,
+       ", and DuplicatePolicy::Reject forbids two updates for one output element");
 }
 
 // Every output element two or more updates target, in row-major order of the output, each with
@@ -489,13 +545,6 @@ void scatter_reference(const TensorView<const T>& input, const TensorView<const 
     output.data()[mapping::scatter_target(plan, u.data(), indices[u]).offset] = updates[u];
   });
 }
-
-// Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
-struct ScatterTargets {
-  const void* indices = nullptr;
-  std::uint32_t axis_size = 0;
-  std::int64_t axis_stride = 0;
-};
 
 // The engine's ElementTargetsFn: the output offsets along Axis of `count` indices. The one place
 // the fast path reads an index.
