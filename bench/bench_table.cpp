@@ -192,6 +192,15 @@ void gather(benchmark::State& state, std::uint32_t row_bytes) {
   dmlref::bench::set_bytes_processed(state, bytes);
 }
 
+// scatter_axis1's indices: each of the `rows` rows of kRow a random permutation of [0, kRow).
+void fill_row_permutations(std::uint32_t* ix, std::uint32_t rows) {
+  std::mt19937 rng(12);
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    std::iota(ix + std::size_t{r} * kRow, ix + std::size_t{r + 1} * kRow, 0u);
+    std::shuffle(ix + std::size_t{r} * kRow, ix + std::size_t{r + 1} * kRow, rng);
+  }
+}
+
 void scatter_axis1(benchmark::State& state) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
   const std::uint32_t rows = rows_of(state.range(0), kRow);
@@ -200,15 +209,88 @@ void scatter_axis1(benchmark::State& state) {
   const BufferTensorDesc data_desc = data.desc(), indices_desc = indices.desc();
   AlignedBuffer src(bytes), updates(bytes), dst(bytes), index_buffer(bytes);
   std::uint32_t* ix = index_buffer.as<std::uint32_t>();
-  std::mt19937 rng(12);
-  for (std::uint32_t r = 0; r < rows; ++r) {
-    std::iota(ix + std::size_t{r} * kRow, ix + std::size_t{r + 1} * kRow, 0u);
-    std::shuffle(ix + std::size_t{r} * kRow, ix + std::size_t{r + 1} * kRow, rng);
-  }
+  fill_row_permutations(ix, rows);
   const dmlref::ScatterOperatorDesc sd{&data_desc, &indices_desc, &data_desc, &data_desc, 1};
   for (auto _ : state) {
     dmlref::scatter(sd, {src.data(), bytes}, {index_buffer.data(), bytes},
                     {updates.data(), bytes}, {dst.data(), bytes});
+    benchmark::ClobberMemory();
+  }
+  dmlref::bench::set_bytes_processed(state, bytes);
+}
+
+// ---- bare loops: the same bytes in the same pattern, without dmlref -----------------------------
+// The simplest loop a person would write for each indexed case (memcpy per row, a plain loop per
+// element), with no validation: what the layout costs on this machine by itself.
+
+// {rows, 256} rows copied whole in reverse row order, in output order.
+void bare_reverse_axis0(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  const std::uint32_t rows = rows_of(state.range(0), kRow);
+  AlignedBuffer src(bytes), dst(bytes);
+  const std::size_t row_bytes = kRow * 4;
+  for (auto _ : state) {
+    for (std::uint32_t a = 0; a < rows; ++a) {
+      std::memcpy(dst.data() + a * row_bytes, src.data() + (rows - 1 - a) * row_bytes, row_bytes);
+    }
+    benchmark::ClobberMemory();
+  }
+  dmlref::bench::set_bytes_processed(state, bytes);
+}
+
+// Each row's first L elements reversed (std::reverse_copy), the rest copied (memcpy).
+void bare_reverse_inner(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  const std::uint32_t rows = rows_of(state.range(0), kRow);
+  AlignedBuffer src(bytes), dst(bytes);
+  std::vector<std::uint32_t> lengths(rows);
+  std::mt19937 rng(12);
+  for (std::uint32_t& l : lengths) l = rng() % (kRow + 1);
+  for (auto _ : state) {
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      const std::uint32_t* in = src.as<std::uint32_t>() + std::size_t{r} * kRow;
+      std::uint32_t* out = dst.as<std::uint32_t>() + std::size_t{r} * kRow;
+      std::reverse_copy(in, in + lengths[r], out);
+      std::memcpy(out + lengths[r], in + lengths[r], (kRow - lengths[r]) * 4);
+    }
+    benchmark::ClobberMemory();
+  }
+  dmlref::bench::set_bytes_processed(state, bytes);
+}
+
+// Rows of RowBytes gathered by a random permutation: one fixed-size memcpy per row.
+template <std::size_t RowBytes>
+void bare_gather(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  const std::uint32_t rows = rows_of(state.range(0), RowBytes / 4);
+  AlignedBuffer src(bytes), dst(bytes);
+  std::vector<std::uint32_t> ix(rows);
+  std::iota(ix.begin(), ix.end(), 0u);
+  std::shuffle(ix.begin(), ix.end(), std::mt19937(12));
+  for (auto _ : state) {
+    for (std::uint32_t i = 0; i < rows; ++i) {
+      std::memcpy(dst.data() + std::size_t{i} * RowBytes,
+                  src.data() + std::size_t{ix[i]} * RowBytes, RowBytes);
+    }
+    benchmark::ClobberMemory();
+  }
+  dmlref::bench::set_bytes_processed(state, bytes);
+}
+
+// output = input (memcpy), then each row's updates stored where its permutation says.
+void bare_scatter_axis1(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  const std::uint32_t rows = rows_of(state.range(0), kRow);
+  AlignedBuffer src(bytes), updates(bytes), dst(bytes), index_buffer(bytes);
+  std::uint32_t* ix = index_buffer.as<std::uint32_t>();
+  fill_row_permutations(ix, rows);
+  const std::uint32_t* up = updates.as<std::uint32_t>();
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), bytes);
+    std::uint32_t* out = dst.as<std::uint32_t>();
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t j = 0; j < kRow; ++j) out[r * kRow + ix[r * kRow + j]] = up[r * kRow + j];
+    }
     benchmark::ClobberMemory();
   }
   dmlref::bench::set_bytes_processed(state, bytes);
@@ -244,6 +326,11 @@ bool table_size(std::int64_t bytes) {
   sized("bare_join_inner64/float32", [](benchmark::State& s) { bare_inner64(s, true); });
   sized("bare_split_inner64/float32", [](benchmark::State& s) { bare_inner64(s, false); });
   sized("bare_join_transposed/float32", bare_transposed);
+  sized("bare_reverse_axis0/float32", bare_reverse_axis0);
+  sized("bare_reverse_inner/float32", bare_reverse_inner);
+  sized("bare_gather256/float32", bare_gather<256>);
+  sized("bare_gather64/float32", bare_gather<64>);
+  sized("bare_scatter_axis1/float32", bare_scatter_axis1);
   return true;
 }();
 

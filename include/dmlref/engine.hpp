@@ -25,6 +25,7 @@
 #include <span>
 #include <type_traits>
 
+#include "dmlref/engine_simd.hpp"
 #include "dmlref/layout.hpp"
 #include "dmlref/mapping.hpp"
 #include "dmlref/strided_copy.hpp"
@@ -300,10 +301,17 @@ void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes
 
 // ---- rows gathered by index --------------------------------------------------------------------
 
-// How every row moves, chosen once per plan: one element; one run through copy_run (memcpy, short
-// copy or strided loop by its length); one contiguous run streamed, when the output is far larger
-// than the caches (as a copy that size would be); or the row's own plan.
-enum class RowMove : std::uint8_t { Element, Run, Stream, Plan };
+// How every row moves, chosen once per plan: one element; one contiguous run of a common small
+// size (Fixed: constant-size copies, inlined); one run through copy_run (memcpy, short copy or
+// strided loop by its length); one contiguous run streamed, when the output is far larger than
+// the caches (as a copy that size would be); or the row's own plan.
+enum class RowMove : std::uint8_t { Element, Fixed, Run, Stream, Plan };
+
+// Rows sit at data-dependent places no hardware prefetcher predicts, so each is prefetched this
+// many bytes of rows ahead of its move (at least kPrefetchTuples rows, at most kMaxPrefetchRows):
+// short rows cost little to move, so they need more of them in flight to cover the latency.
+inline constexpr std::uint64_t kPrefetchAheadBytes = 2048;
+inline constexpr std::uint64_t kMaxPrefetchRows = 32;
 
 // Rows gathered from the input at offsets read out of an index tensor. `grid` walks the rows with
 // three operands: 0 the position of the row's indices, 1 a base input offset the indices add to,
@@ -312,27 +320,76 @@ struct RowGather {
   CopyPlan grid;
   CopyPlan row;
   RowMove move = RowMove::Plan;
-  std::uint64_t fetch_bytes = 0;  // prefetched per row kPrefetchTuples ahead of its move
+  std::uint64_t fetch_bytes = 0;  // prefetched per row, `ahead` rows before its move
+  std::uint64_t ahead = kPrefetchTuples;
+  std::uint64_t row_bytes = 0;  // of a contiguous row (Fixed, Run, Stream)
 };
 static_assert(std::is_trivially_copyable_v<RowGather>);
+
+// Whether a contiguous row of `bytes` bytes moves as RowMove::Fixed (copy_fixed_rows has a copy
+// of that size). At 256 bytes the 16-byte copies measured no faster than memcpy's wide ones
+// (bench_table's gather256), so longer rows keep memcpy.
+inline bool is_fixed_row_size(std::uint64_t bytes) noexcept {
+  return bytes == 8 || bytes == 16 || bytes == 32 || bytes == 64 || bytes == 128;
+}
 
 // How a row is moved, from its plan: `output_bytes` (the whole output) decides streaming.
 inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
                                  std::size_t element_bytes, std::uint64_t output_bytes) {
-  RowGather plan{grid, row, RowMove::Plan, 0};
+  RowGather plan{grid, row, RowMove::Plan, 0, kPrefetchTuples, 0};
   const std::uint64_t bytes = row.sizes[0] * element_bytes;
   const bool unit = row.strides[0][0] == 1 && row.strides[1][0] == 1;
   if (row.rank == 1 && row.sizes[0] == 1) {
     plan.move = RowMove::Element;
   } else if (row.rank == 1) {
     const bool stream = unit && bytes >= kStreamMinRunBytes && output_bytes >= kStreamMinBytes;
-    plan.move = stream ? RowMove::Stream : RowMove::Run;
+    const bool fixed = unit && is_fixed_row_size(bytes);
+    plan.move = stream ? RowMove::Stream : fixed ? RowMove::Fixed : RowMove::Run;
+    plan.row_bytes = bytes;
   }
-  // Rows sit at data-dependent places no hardware prefetcher predicts, so up to 4 KiB of the
-  // row kPrefetchTuples ahead is prefetched.
-  const bool runs = plan.move == RowMove::Run || plan.move == RowMove::Stream;
+  // Up to 4 KiB of each row is prefetched.
+  const bool runs = plan.move != RowMove::Element && plan.move != RowMove::Plan;
   plan.fetch_bytes = runs && row.strides[0][0] == 1 ? std::min<std::uint64_t>(bytes, 4096) : 0;
+  if (plan.fetch_bytes != 0) {
+    plan.ahead = std::clamp(kPrefetchAheadBytes / plan.fetch_bytes, kPrefetchTuples,
+                            kMaxPrefetchRows);
+  }
   return plan;
+}
+
+// Rows of exactly Bytes contiguous bytes, row i from in + offsets[i] elements of `element_bytes`
+// to out + i * out_step bytes, each prefetched `ahead` rows before. The size is a constant, so
+// each copy is a few inlined 16-byte moves, with no call or size dispatch: what makes rows of 64
+// bytes or less cheap. Bytes, not the element type, parameterises it, so all widths share it.
+template <std::size_t Bytes>
+void copy_fixed_rows(const unsigned char* in, const std::int64_t* offsets, std::uint64_t count,
+                     unsigned char* out, std::int64_t out_step, std::size_t element_bytes,
+                     std::uint64_t ahead) noexcept {
+  const auto element = static_cast<std::int64_t>(element_bytes);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (i + ahead < count) prefetch_bytes(in + offsets[i + ahead] * element, Bytes);
+    unsigned char* const d = out + static_cast<std::int64_t>(i) * out_step;
+    const unsigned char* const s = in + offsets[i] * element;
+    if constexpr (Bytes < 16) {
+      std::memcpy(d, s, Bytes);
+    } else {
+      for (std::size_t k = 0; k < Bytes; k += 16) std::memcpy(d + k, s + k, 16);
+    }
+  }
+}
+
+// copy_fixed_rows for the row size is_fixed_row_size admitted.
+inline void copy_fixed_rows_of_size(std::uint64_t bytes, const unsigned char* in,
+                                    const std::int64_t* offsets, std::uint64_t count,
+                                    unsigned char* out, std::int64_t out_step,
+                                    std::size_t element_bytes, std::uint64_t ahead) noexcept {
+  switch (bytes) {
+    case 8: return copy_fixed_rows<8>(in, offsets, count, out, out_step, element_bytes, ahead);
+    case 16: return copy_fixed_rows<16>(in, offsets, count, out, out_step, element_bytes, ahead);
+    case 32: return copy_fixed_rows<32>(in, offsets, count, out, out_step, element_bytes, ahead);
+    case 64: return copy_fixed_rows<64>(in, offsets, count, out, out_step, element_bytes, ahead);
+    default: return copy_fixed_rows<128>(in, offsets, count, out, out_step, element_bytes, ahead);
+  }
 }
 
 // The operator's index reader: the input offsets of `count` rows, row i's indices at position
@@ -356,20 +413,28 @@ void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offset
     offsets_of(context, o[0] + start * ts, ts, o[1] + start * bs, bs, count, offsets.data());
     W* const d0 = out + (o[2] + start * os);
     const std::int64_t ostep = os;
-    const std::uint64_t length = plan.row.sizes[0], fetch = plan.fetch_bytes;
+    const std::uint64_t length = plan.row.sizes[0], fetch = plan.fetch_bytes, ahead = plan.ahead;
     const std::int64_t ss = plan.row.strides[0][0], ds = plan.row.strides[1][0];
+    // The rows a chunk starts with were not prefetched by the chunk before (it had not read
+    // their indices yet).
+    for (std::uint64_t i = 0; fetch != 0 && i < std::min(ahead, count); ++i) {
+      prefetch_bytes(in + offsets[i], fetch);
+    }
     switch (plan.move) {
       case RowMove::Element:
         for (std::uint64_t i = 0; i < count; ++i) {
           store_bits(d0 + static_cast<std::int64_t>(i) * ostep, load_bits(in + offsets[i]));
         }
         break;
+      case RowMove::Fixed:
+        copy_fixed_rows_of_size(plan.row_bytes, reinterpret_cast<const unsigned char*>(in),
+                                offsets.data(), count, reinterpret_cast<unsigned char*>(d0),
+                                ostep * static_cast<std::int64_t>(sizeof(W)), sizeof(W), ahead);
+        break;
       case RowMove::Run:
       case RowMove::Stream:
         for (std::uint64_t i = 0; i < count; ++i) {
-          if (fetch != 0 && i + kPrefetchTuples < count) {
-            prefetch_bytes(in + offsets[i + kPrefetchTuples], fetch);
-          }
+          if (fetch != 0 && i + ahead < count) prefetch_bytes(in + offsets[i + ahead], fetch);
           W* const dst = d0 + static_cast<std::int64_t>(i) * ostep;
           if (plan.move == RowMove::Stream) {
             copy_bytes_streaming(static_cast<void*>(dst), in + offsets[i], length * sizeof(W));
@@ -395,6 +460,7 @@ void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offset
 // contribution (which the operator's reader adds).
 struct ElementScatter {
   CopyPlan walk;
+  std::int64_t index_base = 0;  // added to operand 0's offsets (a slab's place in the indices)
 };
 static_assert(std::is_trivially_copyable_v<ElementScatter>);
 
@@ -414,12 +480,18 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
   walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
                                    std::uint64_t count) {
     std::array<std::int64_t, kIndexChunk> targets;
-    targets_of(context, o[0] + start * si, si, count, targets.data());
+    targets_of(context, plan.index_base + o[0] + start * si, si, count, targets.data());
     // Locals: store_bits's memcpy may alias anything, so values read through the closure would
     // be reloaded after every store (8x slower, bench_scatter).
     const W* const from = src + (o[1] + start * su);
     W* const to = dst + (o[2] + start * so);
     const std::int64_t step_from = su, step_to = so;
+    if (step_from == 1 && step_to == 0) {
+      // Contiguous updates along the output's axis (indices along the innermost dimension): the
+      // index alone places each element, so the loop is a load and a store.
+      for (std::uint64_t i = 0; i < count; ++i) store_bits(to + targets[i], load_bits(from + i));
+      return;
+    }
     for (std::uint64_t i = 0; i < count; ++i) {
       const auto ii = static_cast<std::int64_t>(i);
       store_bits(to + (ii * step_to + targets[i]), load_bits(from + ii * step_from));
@@ -452,6 +524,36 @@ inline std::uint64_t reversed_source(std::uint64_t a, std::uint64_t length,
 // `axis_size` (the operator clamps by its rules).
 using RunLengthsFn = void (*)(const void* lengths, std::int64_t first, std::int64_t step,
                               std::uint64_t count, std::uint64_t axis_size, std::uint64_t* out);
+
+#if DMLREF_ENGINE_AVX2
+// ReversedRuns whose runs are contiguous in both tensors, a chunk of runs per call of the AVX2
+// loop (reverse_rows_avx2). Bytes, not elements: compiled once for every width.
+inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const void* in,
+                                         const void* lengths, void* out, RunLengthsFn lengths_of,
+                                         std::size_t element_bytes) {
+  const std::uint64_t n = plan.axis_size;
+  const auto w = static_cast<std::int64_t>(element_bytes);
+  const std::int64_t in_inner = plan.walk.inner_stride(0) * w;
+  const std::int64_t len_inner = plan.walk.inner_stride(1);
+  const std::int64_t out_inner = plan.walk.inner_stride(2) * w;
+  const auto* const src = static_cast<const unsigned char*>(in);
+  auto* const dst = static_cast<unsigned char*>(out);
+  walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                                   std::uint64_t count) {
+    std::array<std::uint64_t, kIndexChunk> length;
+    lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
+    const unsigned char* const s = src + o[0] * w + start * in_inner;
+    unsigned char* const d = dst + o[2] * w + start * out_inner;
+    const std::size_t row = n * element_bytes;
+    switch (element_bytes) {
+      case 1: return reverse_rows_avx2<1>(s, in_inner, d, out_inner, length.data(), count, row);
+      case 2: return reverse_rows_avx2<2>(s, in_inner, d, out_inner, length.data(), count, row);
+      case 4: return reverse_rows_avx2<4>(s, in_inner, d, out_inner, length.data(), count, row);
+      default: return reverse_rows_avx2<8>(s, in_inner, d, out_inner, length.data(), count, row);
+    }
+  });
+}
+#endif
 
 // Executes ReversedRuns with elements as W: per run, its first L elements reversed and the rest
 // copied, or, when runs lie side by side, all of them one axis position at a time.
@@ -507,6 +609,12 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
     });
     return;
   }
+#if DMLREF_ENGINE_AVX2
+  if (unit && engine_avx2_enabled()) {
+    reverse_contiguous_runs_avx2(plan, in, lengths, out, lengths_of, sizeof(W));
+    return;
+  }
+#endif
   walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
                                    std::uint64_t count) {
     std::array<std::uint64_t, kIndexChunk> length;

@@ -1,0 +1,133 @@
+// dmlref: the engine's vector paths beyond baseline SSE2, chosen at run time. Each is an
+// ordinary function compiled for AVX2 (GCC/Clang's target attribute) and called only when the CPU
+// reports AVX2 (engine_avx2_enabled); the SSE2 and scalar paths stay for other CPUs, for MSVC and
+// for CUDA translation units (where this header compiles to nothing but the switch). Elements move
+// through integer shuffles and stores only, never through float arithmetic.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "dmlref/strided_copy.hpp"
+
+// Written with the compilers' vector extensions (vector_size, __builtin_shufflevector: GCC 12+,
+// Clang) rather than <immintrin.h>, whose AVX-512 headers alone cost every including translation
+// unit more to parse than all of this.
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && \
+    !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
+    (defined(__clang__) || __GNUC__ >= 12)
+#define DMLREF_ENGINE_AVX2 1
+#define DMLREF_TARGET_AVX2 __attribute__((target("avx2")))
+#else
+#define DMLREF_ENGINE_AVX2 0
+#endif
+
+namespace dmlref::detail {
+
+// Whether the engine takes its AVX2 paths: the CPU's answer, asked once. A reference so that the
+// tests can turn it off and run the fallback paths on an AVX2 machine too.
+inline bool& engine_avx2_enabled() noexcept {
+#if DMLREF_ENGINE_AVX2
+  static bool enabled = __builtin_cpu_supports("avx2") != 0;
+#else
+  static bool enabled = false;
+#endif
+  return enabled;
+}
+
+#if DMLREF_ENGINE_AVX2
+
+// 32 bytes as 32 / Bytes elements of Bytes bytes.
+using Lanes1x32 = std::uint8_t __attribute__((vector_size(32)));
+using Lanes2x16 = std::uint16_t __attribute__((vector_size(32)));
+using Lanes4x8 = std::uint32_t __attribute__((vector_size(32)));
+using Lanes8x4 = std::uint64_t __attribute__((vector_size(32)));
+
+// d[0, 32) = the 32 bytes at s as 32 / Bytes elements in reverse order (a byte shuffle and a
+// lane swap, or one cross-lane permute, under AVX2). Unaligned loads and stores, through memcpy.
+template <std::size_t Bytes>
+DMLREF_TARGET_AVX2 inline void store_reversed_32(unsigned char* d,
+                                                 const unsigned char* s) noexcept {
+  if constexpr (Bytes == 1) {
+    Lanes1x32 v;
+    std::memcpy(&v, s, 32);
+    v = __builtin_shufflevector(v, v, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17,
+                                16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    std::memcpy(d, &v, 32);
+  } else if constexpr (Bytes == 2) {
+    Lanes2x16 v;
+    std::memcpy(&v, s, 32);
+    v = __builtin_shufflevector(v, v, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    std::memcpy(d, &v, 32);
+  } else if constexpr (Bytes == 4) {
+    Lanes4x8 v;
+    std::memcpy(&v, s, 32);
+    v = __builtin_shufflevector(v, v, 7, 6, 5, 4, 3, 2, 1, 0);
+    std::memcpy(d, &v, 32);
+  } else {
+    Lanes8x4 v;
+    std::memcpy(&v, s, 32);
+    v = __builtin_shufflevector(v, v, 3, 2, 1, 0);
+    std::memcpy(d, &v, 32);
+  }
+}
+
+// d[0, 32) = s[0, 32), as one 32-byte load and store.
+DMLREF_TARGET_AVX2 inline void copy_32(unsigned char* d, const unsigned char* s) noexcept {
+  Lanes1x32 v;
+  std::memcpy(&v, s, 32);
+  std::memcpy(d, &v, 32);
+}
+
+// One row of `row_bytes` bytes: its first `reversed_bytes` (whole Bytes-byte elements) reversed,
+// the rest copied. Both parts end with a vector that overlaps the previous one instead of an
+// element loop, so a row costs two loop exits whatever its length: REVERSE_SUBSEQUENCES' lengths
+// vary from row to row, and every extra data-dependent branch is a misprediction.
+template <std::size_t Bytes>
+DMLREF_TARGET_AVX2 inline void reverse_row_avx2(const unsigned char* s, unsigned char* d,
+                                                std::size_t reversed_bytes,
+                                                std::size_t row_bytes) noexcept {
+  const std::size_t lb = reversed_bytes;
+  if (lb >= 32) {
+    std::size_t i = 0;
+    for (; i + 32 <= lb; i += 32) store_reversed_32<Bytes>(d + i, s + (lb - i - 32));
+    if (i < lb) store_reversed_32<Bytes>(d + (lb - 32), s);  // d[lb - 32, lb): s[0, 32) reversed
+  } else if (lb >= 16) {  // two 16-byte halves, overlapping when lb < 32
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + (lb - 16)));
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), reverse_elements_16<Bytes>(hi));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + (lb - 16)), reverse_elements_16<Bytes>(lo));
+  } else {
+    for (std::size_t i = 0; i < lb; i += Bytes) std::memcpy(d + i, s + (lb - Bytes - i), Bytes);
+  }
+  const std::size_t cb = row_bytes - lb;
+  const unsigned char* const from = s + lb;
+  unsigned char* const to = d + lb;
+  if (cb >= 32) {
+    std::size_t i = 0;
+    for (; i + 32 <= cb; i += 32) copy_32(to + i, from + i);
+    if (i < cb) copy_32(to + (cb - 32), from + (cb - 32));
+  } else {
+    copy_bytes_short(to, from, cb);
+  }
+}
+
+// `count` rows, row j at src + j * src_step and dst + j * dst_step (bytes), each `row_bytes` long
+// with its first lengths[j] elements reversed: the contiguous case of ReversedRuns, a chunk of
+// rows per call.
+template <std::size_t Bytes>
+DMLREF_TARGET_AVX2 void reverse_rows_avx2(const unsigned char* src, std::int64_t src_step,
+                                          unsigned char* dst, std::int64_t dst_step,
+                                          const std::uint64_t* lengths, std::uint64_t count,
+                                          std::size_t row_bytes) noexcept {
+  for (std::uint64_t j = 0; j < count; ++j) {
+    const auto jj = static_cast<std::int64_t>(j);
+    reverse_row_avx2<Bytes>(src + jj * src_step, dst + jj * dst_step,
+                            static_cast<std::size_t>(lengths[j]) * Bytes, row_bytes);
+  }
+}
+
+#endif  // DMLREF_ENGINE_AVX2
+
+}  // namespace dmlref::detail
