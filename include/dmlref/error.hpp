@@ -120,26 +120,20 @@ namespace detail {
 // once, not once per combination of argument types (which every call site used to instantiate).
 class MessagePart {
  public:
-  MessagePart(std::string_view text) noexcept : text_(text) {}
-  MessagePart(const std::string& text) noexcept : text_(text) {}
-  MessagePart(const char* text) noexcept : text_(text) {}
+  MessagePart(std::string_view text) noexcept : kind_(Kind::Text), text_(text) {}
+  MessagePart(const std::string& text) noexcept : kind_(Kind::Text), text_(text) {}
+  MessagePart(const char* text) noexcept : kind_(Kind::Text), text_(text) {}
   // Characters, as a stream prints them (int8_t and uint8_t included).
   template <class C>
     requires(std::same_as<C, char> || std::same_as<C, signed char> ||
              std::same_as<C, unsigned char>)
   MessagePart(C c) noexcept : kind_(Kind::Char), char_(static_cast<char>(c)) {}
-  template <std::integral I>
-    requires(!std::same_as<I, char> && !std::same_as<I, signed char> &&
-             !std::same_as<I, unsigned char>)
-  MessagePart(I value) noexcept {
-    if constexpr (std::is_signed_v<I>) {
-      kind_ = Kind::Signed;
-      signed_ = value;
-    } else {
-      kind_ = Kind::Unsigned;
-      unsigned_ = value;
-    }
-  }
+  template <std::signed_integral I>
+    requires(!std::same_as<I, char> && !std::same_as<I, signed char>)
+  MessagePart(I value) noexcept : kind_(Kind::Signed), signed_(value) {}
+  template <std::unsigned_integral I>
+    requires(!std::same_as<I, char> && !std::same_as<I, unsigned char>)
+  MessagePart(I value) noexcept : kind_(Kind::Unsigned), unsigned_(value) {}
   template <std::floating_point F>
   MessagePart(F value) noexcept : kind_(Kind::Double), double_(static_cast<double>(value)) {}
 
@@ -160,12 +154,15 @@ class MessagePart {
 
  private:
   enum class Kind : unsigned char { Text, Char, Signed, Unsigned, Double };
-  Kind kind_ = Kind::Text;
-  std::string_view text_;
-  char char_ = 0;
-  long long signed_ = 0;
-  unsigned long long unsigned_ = 0;
-  double double_ = 0;
+  Kind kind_;
+  // One value, the one kind_ names: each call site of fail() builds only what it passes.
+  union {
+    std::string_view text_;
+    char char_;
+    long long signed_;
+    unsigned long long unsigned_;
+    double double_;
+  };
 };
 
 [[noreturn]] inline void fail_with(ErrorCode code, std::initializer_list<MessagePart> parts) {

@@ -81,13 +81,13 @@ constexpr std::uint64_t clamp_index(I value, std::uint64_t n) noexcept {
 }
 
 // The legal range in messages: "[-4, 3]" for signed index types, "[0, 3]" for unsigned.
+inline std::string legal_index_range(bool signed_indices, std::uint64_t n) {
+  return (signed_indices ? "[-" + std::to_string(n) : std::string("[0")) + ", " +
+         std::to_string(n - 1) + "]";
+}
 template <IndexElement I>
 std::string legal_index_range(std::uint64_t n) {
-  if constexpr (std::is_signed_v<I>) {
-    return "[-" + std::to_string(n) + ", " + std::to_string(n - 1) + "]";
-  } else {
-    return "[0, " + std::to_string(n - 1) + "]";
-  }
+  return legal_index_range(std::is_signed_v<I>, n);
 }
 
 }  // namespace dmlref
