@@ -177,11 +177,11 @@ TEST_CASE_TEMPLATE("join and split in groups of blocks and in slabs equal the go
   }
 }
 
-TEST_CASE("copy_pieces streams the runs of a 64 MiB join and writes every byte") {
-  // Four pieces of {65536, 64} UINT32 (256-byte rows) joined along the last axis: a 64 MiB output
+TEST_CASE("copy_pieces streams the runs of an 8 MiB join and writes every byte") {
+  // Four pieces of {8192, 64} UINT32 (256-byte rows) joined along the last axis: an 8 MiB output
   // (kStreamMinBytes), so the grouped runs go through streaming stores. Checked row by row
-  // against the pieces (the golden loop over 16 Mi elements would be slow under sanitizers).
-  constexpr std::uint32_t kRows = 65536, kWidth = 64, kPieces = 4;
+  // against the pieces (the golden loop over 2 Mi elements would be slow under sanitizers).
+  constexpr std::uint32_t kRows = 8192, kWidth = 64, kPieces = 4;
   REQUIRE(std::uint64_t{kRows} * kWidth * kPieces * 4 >= detail::kStreamMinBytes);
   std::vector<std::vector<std::uint32_t>> data;
   std::vector<TensorView<const std::uint32_t>> inputs;
@@ -273,7 +273,7 @@ TEST_CASE("copy_bytes_streaming equals memcpy for every length 0-300 and destina
 TEST_CASE_TEMPLATE("copy_with_plan with streaming stores equals reference_copy", T,
                    DMLREF_ALL_TYPES) {
   // Rows from below to well above kStreamMinRunBytes, padded on both sides so every row starts
-  // at another alignment; the streaming path is forced (it is normally for copies of 64 MiB+).
+  // at another alignment; the streaming path is forced (it is normally for copies of 8 MiB+).
   constexpr std::uint32_t kRows = 4;
   for (std::uint32_t cols : {8u, 63u, 64u, 65u, 200u, 257u}) {
     const std::vector<T> src_data = test::distinct_buffer<T>(kRows * (cols + 5));
@@ -315,11 +315,11 @@ TEST_CASE_TEMPLATE("reverse_subsequences along an outer axis, columns in several
   CHECK(same_buffers(expected, actual));
 }
 
-TEST_CASE("GATHER_ND1 into a 64 MiB output streams its slices and copies the rows it selects") {
-  // Output {262144, 256} UINT8 (64 MiB, kStreamMinBytes) gathers 256-byte rows of a {5, 256}
+TEST_CASE("GATHER_ND1 into an 8 MiB output streams its slices and copies the rows it selects") {
+  // Output {32768, 256} UINT8 (8 MiB, kStreamMinBytes) gathers 256-byte rows of a {5, 256}
   // input: the fast path takes the streaming slice copy. Checked row by row against the input
-  // row each index selects (the golden loop over 64 Mi elements would be slow under sanitizers).
-  constexpr std::uint32_t kRows = 262144, kWidth = 256, kInputRows = 5;
+  // row each index selects (the golden loop over 8 Mi elements would be slow under sanitizers).
+  constexpr std::uint32_t kRows = 32768, kWidth = 256, kInputRows = 5;
   REQUIRE(std::uint64_t{kRows} * kWidth >= detail::kStreamMinBytes);
   const std::vector<std::uint8_t> in_data =
       test::distinct_buffer<std::uint8_t>(kInputRows * kWidth);
