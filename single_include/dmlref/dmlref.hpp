@@ -201,26 +201,20 @@ namespace detail {
 // once, not once per combination of argument types (which every call site used to instantiate).
 class MessagePart {
  public:
-  MessagePart(std::string_view text) noexcept : text_(text) {}
-  MessagePart(const std::string& text) noexcept : text_(text) {}
-  MessagePart(const char* text) noexcept : text_(text) {}
+  MessagePart(std::string_view text) noexcept : kind_(Kind::Text), text_(text) {}
+  MessagePart(const std::string& text) noexcept : kind_(Kind::Text), text_(text) {}
+  MessagePart(const char* text) noexcept : kind_(Kind::Text), text_(text) {}
   // Characters, as a stream prints them (int8_t and uint8_t included).
   template <class C>
     requires(std::same_as<C, char> || std::same_as<C, signed char> ||
              std::same_as<C, unsigned char>)
   MessagePart(C c) noexcept : kind_(Kind::Char), char_(static_cast<char>(c)) {}
-  template <std::integral I>
-    requires(!std::same_as<I, char> && !std::same_as<I, signed char> &&
-             !std::same_as<I, unsigned char>)
-  MessagePart(I value) noexcept {
-    if constexpr (std::is_signed_v<I>) {
-      kind_ = Kind::Signed;
-      signed_ = value;
-    } else {
-      kind_ = Kind::Unsigned;
-      unsigned_ = value;
-    }
-  }
+  template <std::signed_integral I>
+    requires(!std::same_as<I, char> && !std::same_as<I, signed char>)
+  MessagePart(I value) noexcept : kind_(Kind::Signed), signed_(value) {}
+  template <std::unsigned_integral I>
+    requires(!std::same_as<I, char> && !std::same_as<I, unsigned char>)
+  MessagePart(I value) noexcept : kind_(Kind::Unsigned), unsigned_(value) {}
   template <std::floating_point F>
   MessagePart(F value) noexcept : kind_(Kind::Double), double_(static_cast<double>(value)) {}
 
@@ -241,12 +235,15 @@ class MessagePart {
 
  private:
   enum class Kind : unsigned char { Text, Char, Signed, Unsigned, Double };
-  Kind kind_ = Kind::Text;
-  std::string_view text_;
-  char char_ = 0;
-  long long signed_ = 0;
-  unsigned long long unsigned_ = 0;
-  double double_ = 0;
+  Kind kind_;
+  // One value, the one kind_ names: each call site of fail() builds only what it passes.
+  union {
+    std::string_view text_;
+    char char_;
+    long long signed_;
+    unsigned long long unsigned_;
+    double double_;
+  };
 };
 
 [[noreturn]] inline void fail_with(ErrorCode code, std::initializer_list<MessagePart> parts) {
@@ -2147,11 +2144,13 @@ inline void copy_bytes_short(void* dst, const void* src, std::size_t bytes) noex
 }
 
 // Copies totalling at least this many bytes write their long runs with non-temporal (streaming)
-// stores: a destination this much larger than any cache would only evict everything else, and
-// streaming skips reading each destination line before writing it (a third of the memory traffic
-// of a copy). glibc's memcpy switches the same way above a threshold derived from the cache size
-// (192 MiB on the benchmark machine); block copies of many runs never reach it on their own.
-inline constexpr std::uint64_t kStreamMinBytes = std::uint64_t{64} << 20;
+// stores: a destination larger than a core's share of the last-level cache (a few MiB on current
+// server parts) would only evict everything else, and streaming skips reading each destination
+// line before writing it (a third of the memory traffic of a copy). glibc's memcpy switches the
+// same way, but far later (above a threshold derived from the whole shared cache). At 16 MiB
+// (bench_table, same run) JOIN along axis 0 went from 0.92 to 1.6 of memcpy, GATHER_ND1 of
+// 256-byte rows from 0.62 to 0.76; 1 MiB and 256 MiB copies were unchanged (64 MiB before).
+inline constexpr std::uint64_t kStreamMinBytes = std::uint64_t{8} << 20;
 
 // Runs shorter than this stay on ordinary stores even in a streaming copy: a streamed line that
 // is only partly written costs more than it saves.
@@ -3393,7 +3392,18 @@ inline void copy_block_runs(const BlockRun* blocks, std::size_t count,
   }
 }
 
-// Every piece copied to or from its block, with elements as W.
+// A block copied whole with copy_view, by element width: the one part of copy_pieces that
+// depends on the width (it picks the block's path: broadcast, transposed, strided...).
+using CopyWholeBlockFn = void (*)(const void* src, const Layout& src_layout, void* dst,
+                                  const Layout& dst_layout, bool stream);
+template <class W>
+void copy_whole_block(const void* src, const Layout& src_layout, void* dst,
+                      const Layout& dst_layout, bool stream) {
+  copy_view(TensorView<const W>(static_cast<const W*>(src), src_layout),
+            TensorView<W>(static_cast<W*>(dst), dst_layout), stream);
+}
+
+// Every piece copied to or from its block, elements of `element_bytes` bytes.
 // A block whose part of each outer position (the dimensions before the axis) is one contiguous
 // run in both operands (the usual case) is not copied on its own: copied one after the other,
 // blocks whose rows interleave in memory (any axis but the outermost) would each sweep the whole
@@ -3404,24 +3414,29 @@ inline void copy_block_runs(const BlockRun* blocks, std::size_t count,
 // hardware prefetcher at every page: 2-3x slower for 64-byte rows.) More blocks than `group` go
 // in slabs of about `slab_bytes` of every block's rows: each group's part of a slab in turn, so
 // lines shared between groups are still cached when the next group completes them.
-// Other blocks (transposed, broadcast, padded within the inner dimensions) are copied whole with
-// copy_view, which picks their path. `slab_bytes` and `group` exist for the tests.
-template <class W>
-void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes,
-                 std::size_t group = kBlockGroup) {
+// Other blocks (transposed, broadcast, padded within the inner dimensions) are copied whole by
+// `copy_whole` (copy_whole_block of the width). Everything else moves bytes, so this compiles
+// once for every width. `slab_bytes` and `group` exist for the tests.
+inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_bytes,
+                                 CopyWholeBlockFn copy_whole, std::uint64_t slab_bytes,
+                                 std::size_t group) {
   const Layout& whole_layout = *p.whole_layout;
   const std::uint32_t axis = p.axis;
-  const std::int64_t axis_stride = whole_layout.strides[axis];
-  W* const whole = static_cast<W*>(const_cast<void*>(p.whole));
-  // Views of piece i and its block (source first), and where its block starts along the axis.
+  const auto element = static_cast<std::int64_t>(element_bytes);
+  auto* const whole = static_cast<unsigned char*>(const_cast<void*>(p.whole));
+  // Piece i and its block, source first, given where its block starts along the axis.
+  struct Block {
+    std::array<unsigned char*, 2> data;
+    std::array<Layout, 2> layout;
+  };
   const auto block_of = [&](std::size_t i, std::int64_t base) {
     const PieceRef piece = p.at(p.pieces, i);
     Layout block = whole_layout;
     block.sizes[axis] = piece.layout->sizes[axis];
-    const TensorView<W> in_whole(whole + base * axis_stride, block);
-    const TensorView<W> own(static_cast<W*>(const_cast<void*>(piece.data)), *piece.layout);
-    return p.into_whole ? std::array<TensorView<W>, 2>{own, in_whole}
-                        : std::array<TensorView<W>, 2>{in_whole, own};
+    unsigned char* const in_whole = whole + base * whole_layout.strides[axis] * element;
+    auto* const own = static_cast<unsigned char*>(const_cast<void*>(piece.data));
+    return p.into_whole ? Block{{own, in_whole}, {*piece.layout, block}}
+                        : Block{{in_whole, own}, {block, *piece.layout}};
   };
   // The outer dimensions, shared by every block; size-1 ones dropped.
   std::array<std::uint64_t, kMaxRank> outer{};
@@ -3436,10 +3451,10 @@ void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes
   }
   // A block moved as runs: at least two blocks, rows that interleave (some outer position
   // besides the first), and dimensions [axis, rank) one contiguous run in both operands.
-  const auto run_of = [&](const std::array<TensorView<W>, 2>& b) -> std::uint64_t {
-    if (p.count < 2 || positions < 2 || b[1].element_count() == 0) return 0;
-    const std::uint64_t run = contiguous_tail(b[0].layout(), axis);
-    return contiguous_tail(b[1].layout(), axis) == run ? run : 0;
+  const auto run_of = [&](const Block& b) -> std::uint64_t {
+    if (p.count < 2 || positions < 2 || b.layout[1].element_count() == 0) return 0;
+    const std::uint64_t run = contiguous_tail(b.layout[0], axis);
+    return contiguous_tail(b.layout[1], axis) == run ? run : 0;
   };
   // Streaming is decided once, from all blocks together: each block may be small, the whole not.
   std::uint64_t total_bytes = 0;
@@ -3447,19 +3462,19 @@ void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
   std::int64_t base = 0;
   for (std::size_t i = 0; i < p.count; ++i) {
-    const auto b = block_of(i, base);
-    base += b[0].size(axis);
-    total_bytes += b[1].element_count() * sizeof(W);
+    const Block b = block_of(i, base);
+    base += b.layout[0].sizes[axis];
+    total_bytes += b.layout[1].element_count() * element_bytes;
     const std::uint64_t run = run_of(b);
     run_blocks += run != 0;
-    position_bytes += run * sizeof(W);
+    position_bytes += run * element_bytes;
   }
   const bool stream = total_bytes >= kStreamMinBytes;
   base = 0;
   for (std::size_t i = 0; i < p.count; ++i) {
-    const auto b = block_of(i, base);
-    base += b[0].size(axis);
-    if (run_of(b) == 0) copy_view(TensorView<const W>(b[0]), b[1], stream);
+    const Block b = block_of(i, base);
+    base += b.layout[0].sizes[axis];
+    if (run_of(b) == 0) copy_whole(b.data[0], b.layout[0], b.data[1], b.layout[1], stream);
   }
   if (run_blocks == 0) return;
   group = std::clamp<std::size_t>(group, 1, kBlockGroup);
@@ -3479,17 +3494,17 @@ void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes
     std::size_t n = 0;
     base = 0;
     for (std::size_t i = 0; i < p.count; ++i) {
-      const auto b = block_of(i, base);
-      base += b[0].size(axis);
+      const Block b = block_of(i, base);
+      base += b.layout[0].sizes[axis];
       const std::uint64_t run = run_of(b);
       if (run == 0) continue;
       BlockRun& r = runs[n++];
-      r.src = reinterpret_cast<const unsigned char*>(b[0].data());
-      r.dst = reinterpret_cast<unsigned char*>(b[1].data());
-      r.run_bytes = run * sizeof(W);
+      r.src = b.data[0];
+      r.dst = b.data[1];
+      r.run_bytes = run * element_bytes;
       for (std::uint32_t k = 0; k < outer_rank; ++k) {
-        r.src_step[k] = b[0].layout().strides[outer_dim[k]] * static_cast<std::int64_t>(sizeof(W));
-        r.dst_step[k] = b[1].layout().strides[outer_dim[k]] * static_cast<std::int64_t>(sizeof(W));
+        r.src_step[k] = b.layout[0].strides[outer_dim[k]] * element;
+        r.dst_step[k] = b.layout[1].strides[outer_dim[k]] * element;
       }
       if (n == group) {
         copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
@@ -3499,6 +3514,13 @@ void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes
     if (n != 0) copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
   }
   if (stream) stream_fence();
+}
+
+// copy_pieces_of_width with elements as W.
+template <class W>
+void copy_pieces(const PiecesAlongAxis& p, std::uint64_t slab_bytes = kSlabBytes,
+                 std::size_t group = kBlockGroup) {
+  copy_pieces_of_width(p, sizeof(W), &copy_whole_block<W>, slab_bytes, group);
 }
 
 // ---- rows gathered by index --------------------------------------------------------------------
@@ -4510,13 +4532,13 @@ constexpr std::uint64_t clamp_index(I value, std::uint64_t n) noexcept {
 }
 
 // The legal range in messages: "[-4, 3]" for signed index types, "[0, 3]" for unsigned.
+inline std::string legal_index_range(bool signed_indices, std::uint64_t n) {
+  return (signed_indices ? "[-" + std::to_string(n) : std::string("[0")) + ", " +
+         std::to_string(n - 1) + "]";
+}
 template <IndexElement I>
 std::string legal_index_range(std::uint64_t n) {
-  if constexpr (std::is_signed_v<I>) {
-    return "[-" + std::to_string(n) + ", " + std::to_string(n - 1) + "]";
-  } else {
-    return "[0, " + std::to_string(n - 1) + "]";
-  }
+  return legal_index_range(std::is_signed_v<I>, n);
 }
 
 }  // namespace dmlref
