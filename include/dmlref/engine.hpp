@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "dmlref/engine_simd.hpp"
+#include "dmlref/indices.hpp"
 #include "dmlref/layout.hpp"
 #include "dmlref/mapping.hpp"
 #include "dmlref/strided_copy.hpp"
@@ -501,6 +502,21 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
   });
 }
 
+// ---- index passes ------------------------------------------------------------------------------
+
+// True when every index operand 0 of `plan` reaches from `base` lies within `bounds`: the
+// branch-free part of the SC8 and G10 passes, a run at a time (all_indices_legal).
+template <std::size_t N, IndexElement I>
+bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> bounds) {
+  const std::uint64_t run = plan.inner_size();
+  const std::int64_t step = plan.inner_stride(0);
+  bool bad = false;
+  for_each_run<N>(plan, [&bad, base, step, run, bounds](const std::array<std::int64_t, N>& o) {
+    bad = bad || !all_indices_legal(base + o[0], step, run, bounds);
+  });
+  return !bad;
+}
+
 // ---- outputs scattered along an axis, slab by slab (SCATTER) -----------------------------------
 
 // Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
@@ -639,8 +655,8 @@ void scatter_slab(const void* context, const ScatterSlab& slab) {
 
 // The fast path by element width: output = input with the strided-copy core, then the updates
 // in row-major order of the indices, as the golden loop (so the last of several updates for one
-// element stays), with targets read by `targets_of` (scatter_targets of the index type) and each slab's updates
-// planned by `plan_of` (plan_scatter).
+// element stays), with targets read by `targets_of` (scatter_targets of the index type) and each
+// slab's updates planned by `plan_of` (plan_scatter).
 // By SC7 every tensor has the output's sizes before Axis, and the updates at one coordinate there
 // target only the output's block at that coordinate. So where that block is small, the output is
 // built a slab of blocks at a time (scatter_slab), instead of copying the whole output and coming

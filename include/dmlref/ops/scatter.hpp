@@ -176,15 +176,7 @@ void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axi
   if (policy == IndexPolicy::Clamp) return;  // clamp_index gives every value a target
   const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{indices.layout().strides};
   const CopyPlan plan = make_copy_plan(indices.layout().size_span(), strides);
-  const I* ix = indices.data();
-  const std::uint64_t run = plan.inner_size();
-  const std::int64_t step = plan.inner_stride(0);
-  const IndexBounds<I> legal = legal_index_bounds<I>(n);
-  bool bad = false;
-  for_each_run<1>(plan, [&bad, ix, step, run, legal](const std::array<std::int64_t, 1>& o) {
-    bad = bad || !all_indices_legal(ix + o[0], step, run, legal);
-  });
-  if (!bad) return;
+  if (all_run_indices_legal<1>(plan, indices.data(), legal_index_bounds<I>(n))) return;
   for_each_coordinate(indices.layout(), [&](const Coord& u) {
     const I value = indices[u];
     if (!normalize_index(value, n)) {
@@ -212,11 +204,7 @@ void check_scatter_duplicates(const TensorView<const I>& indices, std::uint32_t 
   // position), its target, and the earlier index with the same target (a rescan).
   const std::uint32_t rank = indices.rank();
   Coord u{};
-  std::uint64_t rest = *repeat;
-  for (std::uint32_t d = rank; d-- > 0;) {
-    u[d] = static_cast<std::uint32_t>(rest % indices.size(d));
-    rest /= indices.size(d);
-  }
+  mapping::coordinate_of(mapping::layout_of(indices), *repeat, u.data());
   const std::uint32_t n = input.sizes[axis];
   Coord c = u;
   c[axis] = scatter_target_index(indices[u], n);
