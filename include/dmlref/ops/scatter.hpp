@@ -4,9 +4,7 @@
 // update, is scatter_check.hpp's, included at the end of this header.
 #pragma once
 
-#include <algorithm>
 #include <array>
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
