@@ -8,6 +8,7 @@
 //   PiecesAlongAxis              blocks of one whole tensor along an axis (JOIN, SPLIT)
 //   RowGather                    rows moved from offsets read out of an index tensor (GATHER_ND1)
 //   ElementScatter               elements moved to offsets read out of an index tensor (SCATTER)
+//   ScatterSlab                  SCATTER's output built a slab at a time: input, then updates
 //   ReversedRuns                 runs reversed up to lengths read out of a tensor (REVERSE_...)
 //
 // Indices and lengths are the only values read as numbers, and the engine never reads them
@@ -533,7 +534,8 @@ using ElementScatterPlanFn = ElementScatter (*)(const Layout& indices, const Lay
 // DuplicatePolicy::Reject's pass: the row-major position in the indices of the first index whose
 // output element an earlier index (row-major) already targets, or nullopt. One bit per output
 // element, and the targets as the fast path reads them (`targets_of`, scatter_targets of the
-// index type), a chunk at a time: compiled once, not per index type.
+// index type), a chunk at a time: compiled once, not per index type. A validation pass (it
+// allocates its bit set), not a plan's executing path.
 inline std::optional<std::uint64_t> first_repeated_scatter_target(const Layout& indices,
                                                                   const void* indices_data,
                                                                   const Layout& input,
