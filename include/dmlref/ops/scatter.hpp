@@ -202,7 +202,11 @@ void check_scatter_duplicates(const TensorView<const I>& indices, std::uint32_t 
   // position), its target, and the earlier index with the same target (a rescan).
   const std::uint32_t rank = indices.rank();
   Coord u{};
-  mapping::coordinate_of(mapping::layout_of(indices), *repeat, u.data());
+  std::uint64_t rest = *repeat;
+  for (std::uint32_t d = rank; d-- > 0;) {
+    u[d] = static_cast<std::uint32_t>(rest % indices.size(d));
+    rest /= indices.size(d);
+  }
   const std::uint32_t n = input.sizes[axis];
   Coord c = u;
   c[axis] = scatter_target_index(indices[u], n);
