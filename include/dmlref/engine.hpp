@@ -8,6 +8,7 @@
 //   PiecesAlongAxis              blocks of one whole tensor along an axis (JOIN, SPLIT)
 //   RowGather                    rows moved from offsets read out of an index tensor (GATHER_ND1)
 //   ElementScatter               elements moved to offsets read out of an index tensor (SCATTER)
+//   ScatterSlab                  SCATTER's output built a slab at a time: input, then updates
 //   ReversedRuns                 runs reversed up to lengths read out of a tensor (REVERSE_...)
 //
 // Indices and lengths are the only values read as numbers, and the engine never reads them
@@ -22,10 +23,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <type_traits>
+#include <vector>
 
 #include "dmlref/engine_simd.hpp"
+#include "dmlref/indices.hpp"
 #include "dmlref/layout.hpp"
 #include "dmlref/mapping.hpp"
 #include "dmlref/strided_copy.hpp"
@@ -520,6 +524,179 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
       store_bits(to + (ii * step_to + targets[i]), load_bits(from + ii * step_from));
     }
   });
+}
+
+// ---- index passes ------------------------------------------------------------------------------
+
+// True when every index operand 0 of `plan` reaches from `base` lies within `bounds`: the
+// branch-free part of the SC8 and G10 passes, a run at a time (all_indices_legal).
+template <std::size_t N, IndexElement I>
+bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> bounds) {
+  const std::uint64_t run = plan.inner_size();
+  const std::int64_t step = plan.inner_stride(0);
+  bool bad = false;
+  for_each_run<N>(plan, [&bad, base, step, run, bounds](const std::array<std::int64_t, N>& o) {
+    bad = bad || !all_indices_legal(base + o[0], step, run, bounds);
+  });
+  return !bad;
+}
+
+// ---- outputs scattered along an axis, slab by slab (SCATTER) -----------------------------------
+
+// Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
+struct ScatterTargets {
+  const void* indices = nullptr;
+  std::uint32_t axis_size = 0;
+  std::int64_t axis_stride = 0;
+};
+
+// The operator's plan of the updates of one slab (or the whole tensors) along `axis`.
+using ElementScatterPlanFn = ElementScatter (*)(const Layout& indices, const Layout& updates,
+                                                const Layout& output, std::uint32_t axis);
+
+// DuplicatePolicy::Reject's pass: the row-major position in the indices of the first index whose
+// output element an earlier index (row-major) already targets, or nullopt. One bit per output
+// element, and the targets as the fast path reads them (`targets_of`, scatter_targets of the
+// index type), a chunk at a time: compiled once, not per index type. A validation pass (it
+// allocates its bit set), not a plan's executing path.
+inline std::optional<std::uint64_t> first_repeated_scatter_target(const Layout& indices,
+                                                                  const void* indices_data,
+                                                                  const Layout& input,
+                                                                  std::uint32_t axis,
+                                                                  ElementTargetsFn targets_of) {
+  const Layout output = Layout::packed(input.size_span());
+  const Layout positions = Layout::packed(indices.size_span());
+  // Operands: 0 the index, 1 its output element before the index's contribution, 2 its
+  // row-major position in the indices.
+  std::array<std::array<std::int64_t, kMaxRank>, 3> strides{indices.strides, output.strides,
+                                                            positions.strides};
+  strides[1][axis] = 0;
+  const CopyPlan walk = make_copy_plan(indices.size_span(), strides);
+  const ScatterTargets targets{indices_data, input.sizes[axis], output.strides[axis]};
+  std::vector<bool> taken(input.element_count(), false);
+  std::optional<std::uint64_t> repeat;
+  const std::int64_t si = walk.inner_stride(0), so = walk.inner_stride(1);
+  const std::int64_t sp = walk.inner_stride(2);
+  walk_index_chunks(walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                              std::uint64_t count) {
+    if (repeat) return;
+    std::array<std::int64_t, kIndexChunk> target;
+    targets_of(&targets, o[0] + start * si, si, count, target.data());
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto at = start + static_cast<std::int64_t>(i);
+      const auto element = static_cast<std::uint64_t>(o[1] + at * so + target[i]);
+      if (taken[element]) {
+        repeat = static_cast<std::uint64_t>(o[2] + at * sp);
+        return;
+      }
+      taken[element] = true;
+    }
+  });
+  return repeat;
+}
+
+// The output bytes at one coordinate of the dimensions before Axis up to which the fast path
+// builds the output slab by slab (scatter_by_width): a block that fits the L2 cache.
+inline constexpr std::uint64_t kScatterMaxSlabBlockBytes = 256 * 1024;
+
+// The four tensors of a SCATTER (input, output, indices, updates) or one slab of them: layouts
+// and element offsets from the tensors' own data pointers.
+struct ScatterSlab {
+  std::array<Layout, 4> layouts;
+  std::array<std::int64_t, 4> offsets{};
+  std::uint32_t axis = 0;
+  bool whole = false;  // the whole tensors (the copy then streams when it is large), not a slab
+};
+
+// Calls move(context, slab) for each slab of the output, in row-major order: a range of
+// coordinates of the dimensions before Axis (along the innermost run of their walk) covering at
+// most kSlabBytes of output, with each tensor's dimensions from Axis on. Every slab's updates
+// target only its own output block (SC7), so the slabs may be built one after the other. Where
+// the block at one such coordinate is larger than kScatterMaxSlabBlockBytes, or Axis is 0, `whole`
+// is moved as it is. Compiled once, not per element width.
+inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_bytes,
+                                  void (*move)(const void* context, const ScatterSlab& slab),
+                                  const void* context) {
+  const std::uint32_t axis = whole.axis;
+  std::uint64_t block = element_bytes;
+  for (std::uint32_t d = axis; d < whole.layouts[1].rank; ++d) block *= whole.layouts[1].sizes[d];
+  if (block == 0) return;  // no output element
+  if (axis == 0 || block > kScatterMaxSlabBlockBytes) return move(context, whole);
+  const std::uint64_t rows = std::max<std::uint64_t>(1, kSlabBytes / block);
+  const Layout& out = whole.layouts[1];
+  std::array<std::array<std::int64_t, kMaxRank>, 4> outer_strides{};
+  for (std::size_t k = 0; k < 4; ++k) outer_strides[k] = whole.layouts[k].strides;
+  const CopyPlan outer = make_copy_plan(out.size_span().first(axis), outer_strides);
+  const std::uint64_t run = outer.inner_size();
+  ScatterSlab slab;
+  slab.axis = 1;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const Layout& l = whole.layouts[k];
+    Layout& part = slab.layouts[k];
+    part.rank = 1 + l.rank - axis;
+    part.strides[0] = outer.inner_stride(k);
+    for (std::uint32_t d = axis; d < l.rank; ++d) {
+      part.sizes[1 + d - axis] = l.sizes[d];
+      part.strides[1 + d - axis] = l.strides[d];
+    }
+  }
+  walk_runs<4>(outer, [&](const std::array<std::int64_t, 4>& o) {
+    for (std::uint64_t begin = 0; begin < run; begin += rows) {
+      const auto b = static_cast<std::int64_t>(begin);
+      for (std::size_t k = 0; k < 4; ++k) {
+        slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, run - begin));
+        slab.offsets[k] = o[k] + b * slab.layouts[k].strides[0];
+      }
+      move(context, slab);
+    }
+  });
+}
+
+// What scatter_by_width's slabs move: the tensors' data and the targets reader.
+template <class W>
+struct ScatterData {
+  const W* input;
+  W* output;
+  const W* updates;
+  ElementTargetsFn targets_of;
+  const ScatterTargets* targets;
+  ElementScatterPlanFn plan_of;
+};
+
+// One slab (or the whole tensors): the output block copied from the input, then its updates
+// stored, a slab while it is still in the L1 cache.
+template <class W>
+void scatter_slab(const void* context, const ScatterSlab& slab) {
+  const ScatterData<W>& data = *static_cast<const ScatterData<W>*>(context);
+  W* const out = data.output + slab.offsets[1];
+  copy_view(TensorView<const W>(data.input + slab.offsets[0], slab.layouts[0]),
+            TensorView<W>(out, slab.layouts[1]),
+            slab.whole ? std::nullopt : std::optional<bool>(false));
+  ElementScatter plan =
+      data.plan_of(slab.layouts[2], slab.layouts[3], slab.layouts[1], slab.axis);
+  plan.index_base = slab.offsets[2];
+  scatter_elements(plan, data.updates + slab.offsets[3], out, data.targets_of, data.targets);
+}
+
+// The fast path by element width: output = input with the strided-copy core, then the updates
+// in row-major order of the indices, as the golden loop (so the last of several updates for one
+// element stays), with targets read by `targets_of` (scatter_targets of the index type) and each
+// slab's updates planned by `plan_of` (plan_scatter).
+// By SC7 every tensor has the output's sizes before Axis, and the updates at one coordinate there
+// target only the output's block at that coordinate. So where that block is small, the output is
+// built a slab of blocks at a time (scatter_slab), instead of copying the whole output and coming
+// back to it for the updates.
+template <class W>
+void scatter_by_width(const TensorView<const W>& input, const Layout& indices,
+                      const void* indices_data, const TensorView<const W>& updates,
+                      const TensorView<W>& output, std::uint32_t axis,
+                      ElementTargetsFn targets_of, ElementScatterPlanFn plan_of) {
+  const ScatterTargets targets{indices_data, output.size(axis), output.stride(axis)};
+  const ScatterData<W> data{input.data(), output.data(), updates.data(), targets_of, &targets,
+                            plan_of};
+  const ScatterSlab whole{{input.layout(), output.layout(), indices, updates.layout()}, {}, axis,
+                         true};
+  for_each_scatter_slab(whole, sizeof(W), &scatter_slab<W>, &data);
 }
 
 // ---- runs reversed up to a length --------------------------------------------------------------

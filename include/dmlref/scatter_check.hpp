@@ -161,6 +161,20 @@ struct ScatterCheckResult {
 
 namespace detail {
 
+// Calls f(u, c, position) for every indices coordinate u in row-major order, with c the output
+// coordinate it targets and `position` c's row-major rank in the output (sizes == the input's).
+template <IndexElement I, class F>
+void for_each_scatter_target(const TensorView<const I>& indices, std::uint32_t axis,
+                             const Layout& input, F&& f) {
+  const Layout packed = Layout::packed(input.size_span());
+  const std::uint32_t n = input.sizes[axis];
+  for_each_coordinate(indices.layout(), [&](const Coord& u) {
+    Coord c = u;
+    c[axis] = scatter_target_index(indices[u], n);
+    f(u, c, static_cast<std::uint64_t>(packed.offset(c)));
+  });
+}
+
 // Every output element two or more updates target, in row-major order of the output, each with
 // its updates' indices coordinates in row-major order of the indices.
 struct ScatterCollisionSite {
@@ -300,6 +314,15 @@ ScatterCheckResult<T> check_scatter_result(TensorView<const T> input, TensorView
 // --- runtime layer --------------------------------------------------------------------------
 
 namespace detail {
+
+// Calls f(type_identity<T>, type_identity<I>) for the bound data and index types.
+template <class F>
+decltype(auto) visit_scatter_types(const ScatterBound& b, F&& f) {
+  return visit(b.input.tensor.data_type, [&](auto data_type) -> decltype(auto) {
+    return visit_index(b.indices.tensor.data_type, ErrorCode::SC3,
+                       [&](auto index_type) -> decltype(auto) { return f(data_type, index_type); });
+  });
+}
 
 template <class T>
 ScatterElementBits scatter_bits_of(const T& v) noexcept {

@@ -289,18 +289,12 @@ void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, 
   const std::uint32_t m = indices.size(rank - 1);
   const std::uint32_t first = rank - r + b;
   const CopyPlan grid = gather_nd1_tuple_plan(indices.layout(), input, nullptr, r, q, b, 0);
-  const I* const ix = indices.data();
-  const std::uint64_t n = grid.inner_size();
-  const std::int64_t tuple_step = grid.inner_stride(0);
   const std::int64_t coord_step = indices.stride(rank - 1);
   bool bad = false;
   for (std::uint32_t j = 0; j < m && !bad; ++j) {
     // One coordinate position at a time: its dimension size is a constant of the inner loop.
-    const IndexBounds<I> legal = legal_index_bounds<I>(input.sizes[first + j]);
-    const I* const column = ix + static_cast<std::int64_t>(j) * coord_step;
-    for_each_run<3>(grid, [&bad, column, legal, n, tuple_step](const auto& o) {
-      bad = bad || !all_indices_legal(column + o[0], tuple_step, n, legal);
-    });
+    const I* const column = indices.data() + static_cast<std::int64_t>(j) * coord_step;
+    bad = !all_run_indices_legal<3>(grid, column, legal_index_bounds<I>(input.sizes[first + j]));
   }
   if (bad) check_gather_nd1_indices_by_coordinate(indices, input, r, b);
 }

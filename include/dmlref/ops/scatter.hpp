@@ -4,9 +4,7 @@
 // update, is scatter_check.hpp's, included at the end of this header.
 #pragma once
 
-#include <algorithm>
 #include <array>
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -176,15 +174,7 @@ void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axi
   if (policy == IndexPolicy::Clamp) return;  // clamp_index gives every value a target
   const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{indices.layout().strides};
   const CopyPlan plan = make_copy_plan(indices.layout().size_span(), strides);
-  const I* ix = indices.data();
-  const std::uint64_t run = plan.inner_size();
-  const std::int64_t step = plan.inner_stride(0);
-  const IndexBounds<I> legal = legal_index_bounds<I>(n);
-  bool bad = false;
-  for_each_run<1>(plan, [&bad, ix, step, run, legal](const std::array<std::int64_t, 1>& o) {
-    bad = bad || !all_indices_legal(ix + o[0], step, run, legal);
-  });
-  if (!bad) return;
+  if (all_run_indices_legal<1>(plan, indices.data(), legal_index_bounds<I>(n))) return;
   for_each_coordinate(indices.layout(), [&](const Coord& u) {
     const I value = indices[u];
     if (!normalize_index(value, n)) {
@@ -195,71 +185,10 @@ void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axi
   });
 }
 
-// Calls f(u, c, position) for every indices coordinate u in row-major order, with c the output
-// coordinate it targets and `position` c's row-major rank in the output (sizes == the input's).
-template <IndexElement I, class F>
-void for_each_scatter_target(const TensorView<const I>& indices, std::uint32_t axis,
-                             const Layout& input, F&& f) {
-  const Layout packed = Layout::packed(input.size_span());
-  const std::uint32_t n = input.sizes[axis];
-  for_each_coordinate(indices.layout(), [&](const Coord& u) {
-    Coord c = u;
-    c[axis] = scatter_target_index(indices[u], n);
-    f(u, c, static_cast<std::uint64_t>(packed.offset(c)));
-  });
-}
-
-// Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
-struct ScatterTargets {
-  const void* indices = nullptr;
-  std::uint32_t axis_size = 0;
-  std::int64_t axis_stride = 0;
-};
-
 // The engine's ElementTargetsFn for index type I (defined with the fast path, below).
 template <IndexElement I>
 void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
                      std::uint64_t count, std::int64_t* targets);
-
-// DuplicatePolicy::Reject's pass: the row-major position in the indices of the first index whose
-// output element an earlier index (row-major) already targets, or nullopt. One bit per output
-// element, and the targets as the fast path reads them (`targets_of`, scatter_targets of the
-// index type), a chunk at a time: compiled once, not per index type.
-inline std::optional<std::uint64_t> first_repeated_scatter_target(const Layout& indices,
-                                                                  const void* indices_data,
-                                                                  const Layout& input,
-                                                                  std::uint32_t axis,
-                                                                  ElementTargetsFn targets_of) {
-  const Layout output = Layout::packed(input.size_span());
-  const Layout positions = Layout::packed(indices.size_span());
-  // Operands: 0 the index, 1 its output element before the index's contribution, 2 its
-  // row-major position in the indices.
-  std::array<std::array<std::int64_t, kMaxRank>, 3> strides{indices.strides, output.strides,
-                                                            positions.strides};
-  strides[1][axis] = 0;
-  const CopyPlan walk = make_copy_plan(indices.size_span(), strides);
-  const ScatterTargets targets{indices_data, input.sizes[axis], output.strides[axis]};
-  std::vector<bool> taken(input.element_count(), false);
-  std::optional<std::uint64_t> repeat;
-  const std::int64_t si = walk.inner_stride(0), so = walk.inner_stride(1);
-  const std::int64_t sp = walk.inner_stride(2);
-  walk_index_chunks(walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
-                              std::uint64_t count) {
-    if (repeat) return;
-    std::array<std::int64_t, kIndexChunk> target;
-    targets_of(&targets, o[0] + start * si, si, count, target.data());
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const auto at = start + static_cast<std::int64_t>(i);
-      const auto element = static_cast<std::uint64_t>(o[1] + at * so + target[i]);
-      if (taken[element]) {
-        repeat = static_cast<std::uint64_t>(o[2] + at * sp);
-        return;
-      }
-      taken[element] = true;
-    }
-  });
-  return repeat;
-}
 
 // DuplicatePolicy::Reject: the first indices coordinate (row-major) whose target an earlier one
 // already took is an error naming both and the output element.
@@ -391,107 +320,6 @@ inline ElementScatter plan_scatter(const Layout& indices, const Layout& updates,
   return {make_copy_plan(indices.size_span(), strides)};
 }
 
-// The output bytes at one coordinate of the dimensions before Axis up to which the fast path
-// builds the output slab by slab (scatter_by_width): a block that fits the L2 cache.
-inline constexpr std::uint64_t kScatterMaxSlabBlockBytes = 256 * 1024;
-
-// The four tensors of a SCATTER (input, output, indices, updates) or one slab of them: layouts
-// and element offsets from the tensors' own data pointers.
-struct ScatterSlab {
-  std::array<Layout, 4> layouts;
-  std::array<std::int64_t, 4> offsets{};
-  std::uint32_t axis = 0;
-  bool whole = false;  // the whole tensors (the copy then streams when it is large), not a slab
-};
-
-// Calls move(context, slab) for each slab of the output, in row-major order: a range of
-// coordinates of the dimensions before Axis (along the innermost run of their walk) covering at
-// most kSlabBytes of output, with each tensor's dimensions from Axis on. Every slab's updates
-// target only its own output block (SC7), so the slabs may be built one after the other. Where
-// the block at one such coordinate is larger than kScatterMaxSlabBlockBytes, or Axis is 0, `whole`
-// is moved as it is. Compiled once, not per element width.
-inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_bytes,
-                                  void (*move)(const void* context, const ScatterSlab& slab),
-                                  const void* context) {
-  const std::uint32_t axis = whole.axis;
-  std::uint64_t block = element_bytes;
-  for (std::uint32_t d = axis; d < whole.layouts[1].rank; ++d) block *= whole.layouts[1].sizes[d];
-  if (block == 0) return;  // no output element
-  if (axis == 0 || block > kScatterMaxSlabBlockBytes) return move(context, whole);
-  const std::uint64_t rows = std::max<std::uint64_t>(1, kSlabBytes / block);
-  const Layout& out = whole.layouts[1];
-  std::array<std::array<std::int64_t, kMaxRank>, 4> outer_strides{};
-  for (std::size_t k = 0; k < 4; ++k) outer_strides[k] = whole.layouts[k].strides;
-  const CopyPlan outer = make_copy_plan(out.size_span().first(axis), outer_strides);
-  const std::uint64_t run = outer.inner_size();
-  ScatterSlab slab;
-  slab.axis = 1;
-  for (std::size_t k = 0; k < 4; ++k) {
-    const Layout& l = whole.layouts[k];
-    Layout& part = slab.layouts[k];
-    part.rank = 1 + l.rank - axis;
-    part.strides[0] = outer.inner_stride(k);
-    for (std::uint32_t d = axis; d < l.rank; ++d) {
-      part.sizes[1 + d - axis] = l.sizes[d];
-      part.strides[1 + d - axis] = l.strides[d];
-    }
-  }
-  walk_runs<4>(outer, [&](const std::array<std::int64_t, 4>& o) {
-    for (std::uint64_t begin = 0; begin < run; begin += rows) {
-      const auto b = static_cast<std::int64_t>(begin);
-      for (std::size_t k = 0; k < 4; ++k) {
-        slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, run - begin));
-        slab.offsets[k] = o[k] + b * slab.layouts[k].strides[0];
-      }
-      move(context, slab);
-    }
-  });
-}
-
-// What scatter_by_width's slabs move: the tensors' data and the targets reader.
-template <class W>
-struct ScatterData {
-  const W* input;
-  W* output;
-  const W* updates;
-  ElementTargetsFn targets_of;
-  const ScatterTargets* targets;
-};
-
-// One slab (or the whole tensors): the output block copied from the input, then its updates
-// stored, a slab while it is still in the L1 cache.
-template <class W>
-void scatter_slab(const void* context, const ScatterSlab& slab) {
-  const ScatterData<W>& data = *static_cast<const ScatterData<W>*>(context);
-  W* const out = data.output + slab.offsets[1];
-  copy_view(TensorView<const W>(data.input + slab.offsets[0], slab.layouts[0]),
-            TensorView<W>(out, slab.layouts[1]),
-            slab.whole ? std::nullopt : std::optional<bool>(false));
-  ElementScatter plan =
-      plan_scatter(slab.layouts[2], slab.layouts[3], slab.layouts[1], slab.axis);
-  plan.index_base = slab.offsets[2];
-  scatter_elements(plan, data.updates + slab.offsets[3], out, data.targets_of, data.targets);
-}
-
-// The fast path by element width: output = input with the strided-copy core, then the updates
-// in row-major order of the indices, as the golden loop (so the last of several updates for one
-// element stays), with targets read by `targets_of` (scatter_targets of the index type).
-// By SC7 every tensor has the output's sizes before Axis, and the updates at one coordinate there
-// target only the output's block at that coordinate. So where that block is small, the output is
-// built a slab of blocks at a time (scatter_slab), instead of copying the whole output and coming
-// back to it for the updates.
-template <class W>
-void scatter_by_width(const TensorView<const W>& input, const Layout& indices,
-                      const void* indices_data, const TensorView<const W>& updates,
-                      const TensorView<W>& output, std::uint32_t axis,
-                      ElementTargetsFn targets_of) {
-  const ScatterTargets targets{indices_data, output.size(axis), output.stride(axis)};
-  const ScatterData<W> data{input.data(), output.data(), updates.data(), targets_of, &targets};
-  const ScatterSlab whole{{input.layout(), output.layout(), indices, updates.layout()}, {}, axis,
-                         true};
-  for_each_scatter_slab(whole, sizeof(W), &scatter_slab<W>, &data);
-}
-
 // The fast path, for validated arguments (SC8 included).
 template <class T, IndexElement I>
 void scatter_fast(const TensorView<const T>& input, const TensorView<const I>& indices,
@@ -499,7 +327,7 @@ void scatter_fast(const TensorView<const T>& input, const TensorView<const I>& i
                   std::uint32_t axis) {
   scatter_by_width<BitsOf<T>>(width_view(input), indices.layout(), indices.data(),
                               width_view(updates), width_view(output), axis,
-                              &scatter_targets<I>);
+                              &scatter_targets<I>, &plan_scatter);
 }
 
 }  // namespace detail
@@ -609,15 +437,6 @@ inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer in
   return b;
 }
 
-// Calls f(type_identity<T>, type_identity<I>) for the bound data and index types.
-template <class F>
-decltype(auto) visit_scatter_types(const ScatterBound& b, F&& f) {
-  return visit(b.input.tensor.data_type, [&](auto data_type) -> decltype(auto) {
-    return visit_index(b.indices.tensor.data_type, ErrorCode::SC3,
-                       [&](auto index_type) -> decltype(auto) { return f(data_type, index_type); });
-  });
-}
-
 }  // namespace detail
 
 // Desc-only validation (no buffers): T1-T9, T11, T12, SC1-SC7 and the feature-level table.
@@ -680,7 +499,7 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
     using W = typename decltype(width)::type;
     detail::scatter_by_width<W>(view_of<const W>(b.input), b.indices.tensor.layout,
                                 b.indices.data, view_of<const W>(b.updates), view_of<W>(b.output),
-                                desc.Axis, targets_of);
+                                desc.Axis, targets_of, &detail::plan_scatter);
   });
 }
 
