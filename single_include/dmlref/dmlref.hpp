@@ -1812,6 +1812,7 @@ inline CompareResult compare(const BufferTensorDesc& desc, ConstBuffer expected,
 //   PiecesAlongAxis              blocks of one whole tensor along an axis (JOIN, SPLIT)
 //   RowGather                    rows moved from offsets read out of an index tensor (GATHER_ND1)
 //   ElementScatter               elements moved to offsets read out of an index tensor (SCATTER)
+//   ScatterSlab                  SCATTER's output built a slab at a time: input, then updates
 //   ReversedRuns                 runs reversed up to lengths read out of a tensor (REVERSE_...)
 //
 // Indices and lengths are the only values read as numbers, and the engine never reads them
@@ -1825,8 +1826,10 @@ inline CompareResult compare(const BufferTensorDesc& desc, ConstBuffer expected,
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <type_traits>
+#include <vector>
 
 // ---- begin dmlref/engine_simd.hpp ---------------------------------------------------------------
 #ifndef DMLREF_SINGLE_HEADER_DMLREF_ENGINE_SIMD_HPP
@@ -2845,6 +2848,19 @@ DMLREF_TARGET_AVX2 void reverse_rows_avx2(const unsigned char* src, std::int64_t
 }  // namespace dmlref::detail
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_ENGINE_SIMD_HPP
 // ---- end dmlref/engine_simd.hpp -----------------------------------------------------------------
+// ---- begin dmlref/indices.hpp -------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_INDICES_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_INDICES_HPP
+// dmlref: the index rule shared by SCATTER (SC8) and GATHER_ND1 (G10): negative signed indices
+// count from the end, and an index outside [0, n) is an error unless the caller opts in to clamping.
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+
 // ---- begin dmlref/mapping.hpp -------------------------------------------------------------------
 #ifndef DMLREF_SINGLE_HEADER_DMLREF_MAPPING_HPP
 #define DMLREF_SINGLE_HEADER_DMLREF_MAPPING_HPP
@@ -3232,6 +3248,88 @@ constexpr DMLREF_HOST_DEVICE std::int64_t reverse_subsequences_source(
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_MAPPING_HPP
 // ---- end dmlref/mapping.hpp ---------------------------------------------------------------------
+
+namespace dmlref {
+
+// IndexPolicy (Error, Clamp) is declared with the device-usable mapping (mapping.hpp), whose
+// index functions below are the one definition of the rule.
+
+// The negative-index rule without the range check, for loops that test every index: the result
+// is below n exactly when the index is legal (in [-n, n) signed, [0, n) unsigned), and then it is
+// the element the index selects (mapping::wrap_index).
+template <IndexElement I>
+constexpr std::uint64_t wrap_index(I value, std::uint64_t n) noexcept {
+  return mapping::wrap_index(value, n);
+}
+
+// The index after the negative-index rule, or nullopt when it is outside [0, n).
+template <IndexElement I>
+constexpr std::optional<std::uint64_t> normalize_index(I value, std::uint64_t n) noexcept {
+  const std::uint64_t k = wrap_index(value, n);
+  if (k >= n) return std::nullopt;
+  return k;
+}
+
+// The legal indices of a dimension of n >= 1 elements as bounds in I itself: v is legal exactly
+// when lo <= v <= hi (the negative-index rule included: lo is -n, or I's minimum when n is
+// larger). A loop checking many indices compares in their own width, which vectorises where a
+// 64-bit compare would not (baseline x86-64 has no 64-bit vector compare).
+template <IndexElement I>
+struct IndexBounds {
+  I lo;
+  I hi;
+  constexpr bool contains(I v) const noexcept { return !(v < lo) & !(v > hi); }
+};
+
+template <IndexElement I>
+constexpr IndexBounds<I> legal_index_bounds(std::uint64_t n) noexcept {
+  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<I>::max());
+  const I hi = static_cast<I>(std::min(n - 1, max));
+  if constexpr (std::is_signed_v<I>) {
+    // -n fits in I when n <= max + 1 (= |min|); otherwise every negative value of I is legal.
+    const I lo = n - 1 <= max ? static_cast<I>(-static_cast<std::int64_t>(n - 1) - 1)
+                              : std::numeric_limits<I>::min();
+    return {lo, hi};
+  } else {
+    return {0, hi};
+  }
+}
+
+// True when each of the n indices run[i * step] lies within `bounds`: the inner loop of the SC8
+// and G10 passes. An integer AND of the tests, and a unit-stride loop of its own: both vectorise.
+template <IndexElement I>
+bool all_indices_legal(const I* run, std::int64_t step, std::uint64_t n,
+                       IndexBounds<I> bounds) noexcept {
+  unsigned good = 1;
+  if (step == 1) {
+    for (std::uint64_t i = 0; i < n; ++i) good &= bounds.contains(run[i]);
+  } else {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      good &= bounds.contains(run[static_cast<std::int64_t>(i) * step]);
+    }
+  }
+  return good != 0;
+}
+
+// Clamping policy: the negative-index rule first, then clamp into [0, n-1] (n >= 1).
+template <IndexElement I>
+constexpr std::uint64_t clamp_index(I value, std::uint64_t n) noexcept {
+  return mapping::clamp_index(value, n);
+}
+
+// The legal range in messages: "[-4, 3]" for signed index types, "[0, 3]" for unsigned.
+inline std::string legal_index_range(bool signed_indices, std::uint64_t n) {
+  return (signed_indices ? "[-" + std::to_string(n) : std::string("[0")) + ", " +
+         std::to_string(n - 1) + "]";
+}
+template <IndexElement I>
+std::string legal_index_range(std::uint64_t n) {
+  return legal_index_range(std::is_signed_v<I>, n);
+}
+
+}  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_INDICES_HPP
+// ---- end dmlref/indices.hpp ---------------------------------------------------------------------
 
 namespace dmlref::detail {
 
@@ -3721,6 +3819,179 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
       store_bits(to + (ii * step_to + targets[i]), load_bits(from + ii * step_from));
     }
   });
+}
+
+// ---- index passes ------------------------------------------------------------------------------
+
+// True when every index operand 0 of `plan` reaches from `base` lies within `bounds`: the
+// branch-free part of the SC8 and G10 passes, a run at a time (all_indices_legal).
+template <std::size_t N, IndexElement I>
+bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> bounds) {
+  const std::uint64_t run = plan.inner_size();
+  const std::int64_t step = plan.inner_stride(0);
+  bool bad = false;
+  for_each_run<N>(plan, [&bad, base, step, run, bounds](const std::array<std::int64_t, N>& o) {
+    bad = bad || !all_indices_legal(base + o[0], step, run, bounds);
+  });
+  return !bad;
+}
+
+// ---- outputs scattered along an axis, slab by slab (SCATTER) -----------------------------------
+
+// Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
+struct ScatterTargets {
+  const void* indices = nullptr;
+  std::uint32_t axis_size = 0;
+  std::int64_t axis_stride = 0;
+};
+
+// The operator's plan of the updates of one slab (or the whole tensors) along `axis`.
+using ElementScatterPlanFn = ElementScatter (*)(const Layout& indices, const Layout& updates,
+                                                const Layout& output, std::uint32_t axis);
+
+// DuplicatePolicy::Reject's pass: the row-major position in the indices of the first index whose
+// output element an earlier index (row-major) already targets, or nullopt. One bit per output
+// element, and the targets as the fast path reads them (`targets_of`, scatter_targets of the
+// index type), a chunk at a time: compiled once, not per index type. A validation pass (it
+// allocates its bit set), not a plan's executing path.
+inline std::optional<std::uint64_t> first_repeated_scatter_target(const Layout& indices,
+                                                                  const void* indices_data,
+                                                                  const Layout& input,
+                                                                  std::uint32_t axis,
+                                                                  ElementTargetsFn targets_of) {
+  const Layout output = Layout::packed(input.size_span());
+  const Layout positions = Layout::packed(indices.size_span());
+  // Operands: 0 the index, 1 its output element before the index's contribution, 2 its
+  // row-major position in the indices.
+  std::array<std::array<std::int64_t, kMaxRank>, 3> strides{indices.strides, output.strides,
+                                                            positions.strides};
+  strides[1][axis] = 0;
+  const CopyPlan walk = make_copy_plan(indices.size_span(), strides);
+  const ScatterTargets targets{indices_data, input.sizes[axis], output.strides[axis]};
+  std::vector<bool> taken(input.element_count(), false);
+  std::optional<std::uint64_t> repeat;
+  const std::int64_t si = walk.inner_stride(0), so = walk.inner_stride(1);
+  const std::int64_t sp = walk.inner_stride(2);
+  walk_index_chunks(walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                              std::uint64_t count) {
+    if (repeat) return;
+    std::array<std::int64_t, kIndexChunk> target;
+    targets_of(&targets, o[0] + start * si, si, count, target.data());
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto at = start + static_cast<std::int64_t>(i);
+      const auto element = static_cast<std::uint64_t>(o[1] + at * so + target[i]);
+      if (taken[element]) {
+        repeat = static_cast<std::uint64_t>(o[2] + at * sp);
+        return;
+      }
+      taken[element] = true;
+    }
+  });
+  return repeat;
+}
+
+// The output bytes at one coordinate of the dimensions before Axis up to which the fast path
+// builds the output slab by slab (scatter_by_width): a block that fits the L2 cache.
+inline constexpr std::uint64_t kScatterMaxSlabBlockBytes = 256 * 1024;
+
+// The four tensors of a SCATTER (input, output, indices, updates) or one slab of them: layouts
+// and element offsets from the tensors' own data pointers.
+struct ScatterSlab {
+  std::array<Layout, 4> layouts;
+  std::array<std::int64_t, 4> offsets{};
+  std::uint32_t axis = 0;
+  bool whole = false;  // the whole tensors (the copy then streams when it is large), not a slab
+};
+
+// Calls move(context, slab) for each slab of the output, in row-major order: a range of
+// coordinates of the dimensions before Axis (along the innermost run of their walk) covering at
+// most kSlabBytes of output, with each tensor's dimensions from Axis on. Every slab's updates
+// target only its own output block (SC7), so the slabs may be built one after the other. Where
+// the block at one such coordinate is larger than kScatterMaxSlabBlockBytes, or Axis is 0, `whole`
+// is moved as it is. Compiled once, not per element width.
+inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_bytes,
+                                  void (*move)(const void* context, const ScatterSlab& slab),
+                                  const void* context) {
+  const std::uint32_t axis = whole.axis;
+  std::uint64_t block = element_bytes;
+  for (std::uint32_t d = axis; d < whole.layouts[1].rank; ++d) block *= whole.layouts[1].sizes[d];
+  if (block == 0) return;  // no output element
+  if (axis == 0 || block > kScatterMaxSlabBlockBytes) return move(context, whole);
+  const std::uint64_t rows = std::max<std::uint64_t>(1, kSlabBytes / block);
+  const Layout& out = whole.layouts[1];
+  std::array<std::array<std::int64_t, kMaxRank>, 4> outer_strides{};
+  for (std::size_t k = 0; k < 4; ++k) outer_strides[k] = whole.layouts[k].strides;
+  const CopyPlan outer = make_copy_plan(out.size_span().first(axis), outer_strides);
+  const std::uint64_t run = outer.inner_size();
+  ScatterSlab slab;
+  slab.axis = 1;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const Layout& l = whole.layouts[k];
+    Layout& part = slab.layouts[k];
+    part.rank = 1 + l.rank - axis;
+    part.strides[0] = outer.inner_stride(k);
+    for (std::uint32_t d = axis; d < l.rank; ++d) {
+      part.sizes[1 + d - axis] = l.sizes[d];
+      part.strides[1 + d - axis] = l.strides[d];
+    }
+  }
+  walk_runs<4>(outer, [&](const std::array<std::int64_t, 4>& o) {
+    for (std::uint64_t begin = 0; begin < run; begin += rows) {
+      const auto b = static_cast<std::int64_t>(begin);
+      for (std::size_t k = 0; k < 4; ++k) {
+        slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, run - begin));
+        slab.offsets[k] = o[k] + b * slab.layouts[k].strides[0];
+      }
+      move(context, slab);
+    }
+  });
+}
+
+// What scatter_by_width's slabs move: the tensors' data and the targets reader.
+template <class W>
+struct ScatterData {
+  const W* input;
+  W* output;
+  const W* updates;
+  ElementTargetsFn targets_of;
+  const ScatterTargets* targets;
+  ElementScatterPlanFn plan_of;
+};
+
+// One slab (or the whole tensors): the output block copied from the input, then its updates
+// stored, a slab while it is still in the L1 cache.
+template <class W>
+void scatter_slab(const void* context, const ScatterSlab& slab) {
+  const ScatterData<W>& data = *static_cast<const ScatterData<W>*>(context);
+  W* const out = data.output + slab.offsets[1];
+  copy_view(TensorView<const W>(data.input + slab.offsets[0], slab.layouts[0]),
+            TensorView<W>(out, slab.layouts[1]),
+            slab.whole ? std::nullopt : std::optional<bool>(false));
+  ElementScatter plan =
+      data.plan_of(slab.layouts[2], slab.layouts[3], slab.layouts[1], slab.axis);
+  plan.index_base = slab.offsets[2];
+  scatter_elements(plan, data.updates + slab.offsets[3], out, data.targets_of, data.targets);
+}
+
+// The fast path by element width: output = input with the strided-copy core, then the updates
+// in row-major order of the indices, as the golden loop (so the last of several updates for one
+// element stays), with targets read by `targets_of` (scatter_targets of the index type) and each
+// slab's updates planned by `plan_of` (plan_scatter).
+// By SC7 every tensor has the output's sizes before Axis, and the updates at one coordinate there
+// target only the output's block at that coordinate. So where that block is small, the output is
+// built a slab of blocks at a time (scatter_slab), instead of copying the whole output and coming
+// back to it for the updates.
+template <class W>
+void scatter_by_width(const TensorView<const W>& input, const Layout& indices,
+                      const void* indices_data, const TensorView<const W>& updates,
+                      const TensorView<W>& output, std::uint32_t axis,
+                      ElementTargetsFn targets_of, ElementScatterPlanFn plan_of) {
+  const ScatterTargets targets{indices_data, output.size(axis), output.stride(axis)};
+  const ScatterData<W> data{input.data(), output.data(), updates.data(), targets_of, &targets,
+                            plan_of};
+  const ScatterSlab whole{{input.layout(), output.layout(), indices, updates.layout()}, {}, axis,
+                         true};
+  for_each_scatter_slab(whole, sizeof(W), &scatter_slab<W>, &data);
 }
 
 // ---- runs reversed up to a length --------------------------------------------------------------
@@ -4449,101 +4720,6 @@ void fill_index_tuples(const TensorView<I>& view, std::uint64_t seed,
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_FILL_HPP
 // ---- end dmlref/fill.hpp ------------------------------------------------------------------------
-// ---- begin dmlref/indices.hpp -------------------------------------------------------------------
-#ifndef DMLREF_SINGLE_HEADER_DMLREF_INDICES_HPP
-#define DMLREF_SINGLE_HEADER_DMLREF_INDICES_HPP
-// dmlref: the index rule shared by SCATTER (SC8) and GATHER_ND1 (G10): negative signed indices
-// count from the end, and an index outside [0, n) is an error unless the caller opts in to clamping.
-
-#include <algorithm>
-#include <cstdint>
-#include <limits>
-#include <optional>
-#include <string>
-#include <type_traits>
-
-
-namespace dmlref {
-
-// IndexPolicy (Error, Clamp) is declared with the device-usable mapping (mapping.hpp), whose
-// index functions below are the one definition of the rule.
-
-// The negative-index rule without the range check, for loops that test every index: the result
-// is below n exactly when the index is legal (in [-n, n) signed, [0, n) unsigned), and then it is
-// the element the index selects (mapping::wrap_index).
-template <IndexElement I>
-constexpr std::uint64_t wrap_index(I value, std::uint64_t n) noexcept {
-  return mapping::wrap_index(value, n);
-}
-
-// The index after the negative-index rule, or nullopt when it is outside [0, n).
-template <IndexElement I>
-constexpr std::optional<std::uint64_t> normalize_index(I value, std::uint64_t n) noexcept {
-  const std::uint64_t k = wrap_index(value, n);
-  if (k >= n) return std::nullopt;
-  return k;
-}
-
-// The legal indices of a dimension of n >= 1 elements as bounds in I itself: v is legal exactly
-// when lo <= v <= hi (the negative-index rule included: lo is -n, or I's minimum when n is
-// larger). A loop checking many indices compares in their own width, which vectorises where a
-// 64-bit compare would not (baseline x86-64 has no 64-bit vector compare).
-template <IndexElement I>
-struct IndexBounds {
-  I lo;
-  I hi;
-  constexpr bool contains(I v) const noexcept { return !(v < lo) & !(v > hi); }
-};
-
-template <IndexElement I>
-constexpr IndexBounds<I> legal_index_bounds(std::uint64_t n) noexcept {
-  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<I>::max());
-  const I hi = static_cast<I>(std::min(n - 1, max));
-  if constexpr (std::is_signed_v<I>) {
-    // -n fits in I when n <= max + 1 (= |min|); otherwise every negative value of I is legal.
-    const I lo = n - 1 <= max ? static_cast<I>(-static_cast<std::int64_t>(n - 1) - 1)
-                              : std::numeric_limits<I>::min();
-    return {lo, hi};
-  } else {
-    return {0, hi};
-  }
-}
-
-// True when each of the n indices run[i * step] lies within `bounds`: the inner loop of the SC8
-// and G10 passes. An integer AND of the tests, and a unit-stride loop of its own: both vectorise.
-template <IndexElement I>
-bool all_indices_legal(const I* run, std::int64_t step, std::uint64_t n,
-                       IndexBounds<I> bounds) noexcept {
-  unsigned good = 1;
-  if (step == 1) {
-    for (std::uint64_t i = 0; i < n; ++i) good &= bounds.contains(run[i]);
-  } else {
-    for (std::uint64_t i = 0; i < n; ++i) {
-      good &= bounds.contains(run[static_cast<std::int64_t>(i) * step]);
-    }
-  }
-  return good != 0;
-}
-
-// Clamping policy: the negative-index rule first, then clamp into [0, n-1] (n >= 1).
-template <IndexElement I>
-constexpr std::uint64_t clamp_index(I value, std::uint64_t n) noexcept {
-  return mapping::clamp_index(value, n);
-}
-
-// The legal range in messages: "[-4, 3]" for signed index types, "[0, 3]" for unsigned.
-inline std::string legal_index_range(bool signed_indices, std::uint64_t n) {
-  return (signed_indices ? "[-" + std::to_string(n) : std::string("[0")) + ", " +
-         std::to_string(n - 1) + "]";
-}
-template <IndexElement I>
-std::string legal_index_range(std::uint64_t n) {
-  return legal_index_range(std::is_signed_v<I>, n);
-}
-
-}  // namespace dmlref
-#endif  // DMLREF_SINGLE_HEADER_DMLREF_INDICES_HPP
-// ---- end dmlref/indices.hpp ---------------------------------------------------------------------
 // ---- begin dmlref/mapping_plans.hpp -------------------------------------------------------------
 #ifndef DMLREF_SINGLE_HEADER_DMLREF_MAPPING_PLANS_HPP
 #define DMLREF_SINGLE_HEADER_DMLREF_MAPPING_PLANS_HPP
@@ -5773,18 +5949,12 @@ void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, 
   const std::uint32_t m = indices.size(rank - 1);
   const std::uint32_t first = rank - r + b;
   const CopyPlan grid = gather_nd1_tuple_plan(indices.layout(), input, nullptr, r, q, b, 0);
-  const I* const ix = indices.data();
-  const std::uint64_t n = grid.inner_size();
-  const std::int64_t tuple_step = grid.inner_stride(0);
   const std::int64_t coord_step = indices.stride(rank - 1);
   bool bad = false;
   for (std::uint32_t j = 0; j < m && !bad; ++j) {
     // One coordinate position at a time: its dimension size is a constant of the inner loop.
-    const IndexBounds<I> legal = legal_index_bounds<I>(input.sizes[first + j]);
-    const I* const column = ix + static_cast<std::int64_t>(j) * coord_step;
-    for_each_run<3>(grid, [&bad, column, legal, n, tuple_step](const auto& o) {
-      bad = bad || !all_indices_legal(column + o[0], tuple_step, n, legal);
-    });
+    const I* const column = indices.data() + static_cast<std::int64_t>(j) * coord_step;
+    bad = !all_run_indices_legal<3>(grid, column, legal_index_bounds<I>(input.sizes[first + j]));
   }
   if (bad) check_gather_nd1_indices_by_coordinate(indices, input, r, b);
 }
@@ -7047,9 +7217,7 @@ void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuff
 // duplicate targets. Checking a result computed elsewhere (a GPU), which accepts any colliding
 // update, is scatter_check.hpp's, included at the end of this header.
 
-#include <algorithm>
 #include <array>
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -7218,15 +7386,7 @@ void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axi
   if (policy == IndexPolicy::Clamp) return;  // clamp_index gives every value a target
   const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{indices.layout().strides};
   const CopyPlan plan = make_copy_plan(indices.layout().size_span(), strides);
-  const I* ix = indices.data();
-  const std::uint64_t run = plan.inner_size();
-  const std::int64_t step = plan.inner_stride(0);
-  const IndexBounds<I> legal = legal_index_bounds<I>(n);
-  bool bad = false;
-  for_each_run<1>(plan, [&bad, ix, step, run, legal](const std::array<std::int64_t, 1>& o) {
-    bad = bad || !all_indices_legal(ix + o[0], step, run, legal);
-  });
-  if (!bad) return;
+  if (all_run_indices_legal<1>(plan, indices.data(), legal_index_bounds<I>(n))) return;
   for_each_coordinate(indices.layout(), [&](const Coord& u) {
     const I value = indices[u];
     if (!normalize_index(value, n)) {
@@ -7237,71 +7397,10 @@ void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axi
   });
 }
 
-// Calls f(u, c, position) for every indices coordinate u in row-major order, with c the output
-// coordinate it targets and `position` c's row-major rank in the output (sizes == the input's).
-template <IndexElement I, class F>
-void for_each_scatter_target(const TensorView<const I>& indices, std::uint32_t axis,
-                             const Layout& input, F&& f) {
-  const Layout packed = Layout::packed(input.size_span());
-  const std::uint32_t n = input.sizes[axis];
-  for_each_coordinate(indices.layout(), [&](const Coord& u) {
-    Coord c = u;
-    c[axis] = scatter_target_index(indices[u], n);
-    f(u, c, static_cast<std::uint64_t>(packed.offset(c)));
-  });
-}
-
-// Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
-struct ScatterTargets {
-  const void* indices = nullptr;
-  std::uint32_t axis_size = 0;
-  std::int64_t axis_stride = 0;
-};
-
 // The engine's ElementTargetsFn for index type I (defined with the fast path, below).
 template <IndexElement I>
 void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
                      std::uint64_t count, std::int64_t* targets);
-
-// DuplicatePolicy::Reject's pass: the row-major position in the indices of the first index whose
-// output element an earlier index (row-major) already targets, or nullopt. One bit per output
-// element, and the targets as the fast path reads them (`targets_of`, scatter_targets of the
-// index type), a chunk at a time: compiled once, not per index type.
-inline std::optional<std::uint64_t> first_repeated_scatter_target(const Layout& indices,
-                                                                  const void* indices_data,
-                                                                  const Layout& input,
-                                                                  std::uint32_t axis,
-                                                                  ElementTargetsFn targets_of) {
-  const Layout output = Layout::packed(input.size_span());
-  const Layout positions = Layout::packed(indices.size_span());
-  // Operands: 0 the index, 1 its output element before the index's contribution, 2 its
-  // row-major position in the indices.
-  std::array<std::array<std::int64_t, kMaxRank>, 3> strides{indices.strides, output.strides,
-                                                            positions.strides};
-  strides[1][axis] = 0;
-  const CopyPlan walk = make_copy_plan(indices.size_span(), strides);
-  const ScatterTargets targets{indices_data, input.sizes[axis], output.strides[axis]};
-  std::vector<bool> taken(input.element_count(), false);
-  std::optional<std::uint64_t> repeat;
-  const std::int64_t si = walk.inner_stride(0), so = walk.inner_stride(1);
-  const std::int64_t sp = walk.inner_stride(2);
-  walk_index_chunks(walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
-                              std::uint64_t count) {
-    if (repeat) return;
-    std::array<std::int64_t, kIndexChunk> target;
-    targets_of(&targets, o[0] + start * si, si, count, target.data());
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const auto at = start + static_cast<std::int64_t>(i);
-      const auto element = static_cast<std::uint64_t>(o[1] + at * so + target[i]);
-      if (taken[element]) {
-        repeat = static_cast<std::uint64_t>(o[2] + at * sp);
-        return;
-      }
-      taken[element] = true;
-    }
-  });
-  return repeat;
-}
 
 // DuplicatePolicy::Reject: the first indices coordinate (row-major) whose target an earlier one
 // already took is an error naming both and the output element.
@@ -7433,107 +7532,6 @@ inline ElementScatter plan_scatter(const Layout& indices, const Layout& updates,
   return {make_copy_plan(indices.size_span(), strides)};
 }
 
-// The output bytes at one coordinate of the dimensions before Axis up to which the fast path
-// builds the output slab by slab (scatter_by_width): a block that fits the L2 cache.
-inline constexpr std::uint64_t kScatterMaxSlabBlockBytes = 256 * 1024;
-
-// The four tensors of a SCATTER (input, output, indices, updates) or one slab of them: layouts
-// and element offsets from the tensors' own data pointers.
-struct ScatterSlab {
-  std::array<Layout, 4> layouts;
-  std::array<std::int64_t, 4> offsets{};
-  std::uint32_t axis = 0;
-  bool whole = false;  // the whole tensors (the copy then streams when it is large), not a slab
-};
-
-// Calls move(context, slab) for each slab of the output, in row-major order: a range of
-// coordinates of the dimensions before Axis (along the innermost run of their walk) covering at
-// most kSlabBytes of output, with each tensor's dimensions from Axis on. Every slab's updates
-// target only its own output block (SC7), so the slabs may be built one after the other. Where
-// the block at one such coordinate is larger than kScatterMaxSlabBlockBytes, or Axis is 0, `whole`
-// is moved as it is. Compiled once, not per element width.
-inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_bytes,
-                                  void (*move)(const void* context, const ScatterSlab& slab),
-                                  const void* context) {
-  const std::uint32_t axis = whole.axis;
-  std::uint64_t block = element_bytes;
-  for (std::uint32_t d = axis; d < whole.layouts[1].rank; ++d) block *= whole.layouts[1].sizes[d];
-  if (block == 0) return;  // no output element
-  if (axis == 0 || block > kScatterMaxSlabBlockBytes) return move(context, whole);
-  const std::uint64_t rows = std::max<std::uint64_t>(1, kSlabBytes / block);
-  const Layout& out = whole.layouts[1];
-  std::array<std::array<std::int64_t, kMaxRank>, 4> outer_strides{};
-  for (std::size_t k = 0; k < 4; ++k) outer_strides[k] = whole.layouts[k].strides;
-  const CopyPlan outer = make_copy_plan(out.size_span().first(axis), outer_strides);
-  const std::uint64_t run = outer.inner_size();
-  ScatterSlab slab;
-  slab.axis = 1;
-  for (std::size_t k = 0; k < 4; ++k) {
-    const Layout& l = whole.layouts[k];
-    Layout& part = slab.layouts[k];
-    part.rank = 1 + l.rank - axis;
-    part.strides[0] = outer.inner_stride(k);
-    for (std::uint32_t d = axis; d < l.rank; ++d) {
-      part.sizes[1 + d - axis] = l.sizes[d];
-      part.strides[1 + d - axis] = l.strides[d];
-    }
-  }
-  walk_runs<4>(outer, [&](const std::array<std::int64_t, 4>& o) {
-    for (std::uint64_t begin = 0; begin < run; begin += rows) {
-      const auto b = static_cast<std::int64_t>(begin);
-      for (std::size_t k = 0; k < 4; ++k) {
-        slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, run - begin));
-        slab.offsets[k] = o[k] + b * slab.layouts[k].strides[0];
-      }
-      move(context, slab);
-    }
-  });
-}
-
-// What scatter_by_width's slabs move: the tensors' data and the targets reader.
-template <class W>
-struct ScatterData {
-  const W* input;
-  W* output;
-  const W* updates;
-  ElementTargetsFn targets_of;
-  const ScatterTargets* targets;
-};
-
-// One slab (or the whole tensors): the output block copied from the input, then its updates
-// stored, a slab while it is still in the L1 cache.
-template <class W>
-void scatter_slab(const void* context, const ScatterSlab& slab) {
-  const ScatterData<W>& data = *static_cast<const ScatterData<W>*>(context);
-  W* const out = data.output + slab.offsets[1];
-  copy_view(TensorView<const W>(data.input + slab.offsets[0], slab.layouts[0]),
-            TensorView<W>(out, slab.layouts[1]),
-            slab.whole ? std::nullopt : std::optional<bool>(false));
-  ElementScatter plan =
-      plan_scatter(slab.layouts[2], slab.layouts[3], slab.layouts[1], slab.axis);
-  plan.index_base = slab.offsets[2];
-  scatter_elements(plan, data.updates + slab.offsets[3], out, data.targets_of, data.targets);
-}
-
-// The fast path by element width: output = input with the strided-copy core, then the updates
-// in row-major order of the indices, as the golden loop (so the last of several updates for one
-// element stays), with targets read by `targets_of` (scatter_targets of the index type).
-// By SC7 every tensor has the output's sizes before Axis, and the updates at one coordinate there
-// target only the output's block at that coordinate. So where that block is small, the output is
-// built a slab of blocks at a time (scatter_slab), instead of copying the whole output and coming
-// back to it for the updates.
-template <class W>
-void scatter_by_width(const TensorView<const W>& input, const Layout& indices,
-                      const void* indices_data, const TensorView<const W>& updates,
-                      const TensorView<W>& output, std::uint32_t axis,
-                      ElementTargetsFn targets_of) {
-  const ScatterTargets targets{indices_data, output.size(axis), output.stride(axis)};
-  const ScatterData<W> data{input.data(), output.data(), updates.data(), targets_of, &targets};
-  const ScatterSlab whole{{input.layout(), output.layout(), indices, updates.layout()}, {}, axis,
-                         true};
-  for_each_scatter_slab(whole, sizeof(W), &scatter_slab<W>, &data);
-}
-
 // The fast path, for validated arguments (SC8 included).
 template <class T, IndexElement I>
 void scatter_fast(const TensorView<const T>& input, const TensorView<const I>& indices,
@@ -7541,7 +7539,7 @@ void scatter_fast(const TensorView<const T>& input, const TensorView<const I>& i
                   std::uint32_t axis) {
   scatter_by_width<BitsOf<T>>(width_view(input), indices.layout(), indices.data(),
                               width_view(updates), width_view(output), axis,
-                              &scatter_targets<I>);
+                              &scatter_targets<I>, &plan_scatter);
 }
 
 }  // namespace detail
@@ -7651,15 +7649,6 @@ inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer in
   return b;
 }
 
-// Calls f(type_identity<T>, type_identity<I>) for the bound data and index types.
-template <class F>
-decltype(auto) visit_scatter_types(const ScatterBound& b, F&& f) {
-  return visit(b.input.tensor.data_type, [&](auto data_type) -> decltype(auto) {
-    return visit_index(b.indices.tensor.data_type, ErrorCode::SC3,
-                       [&](auto index_type) -> decltype(auto) { return f(data_type, index_type); });
-  });
-}
-
 }  // namespace detail
 
 // Desc-only validation (no buffers): T1-T9, T11, T12, SC1-SC7 and the feature-level table.
@@ -7722,7 +7711,7 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
     using W = typename decltype(width)::type;
     detail::scatter_by_width<W>(view_of<const W>(b.input), b.indices.tensor.layout,
                                 b.indices.data, view_of<const W>(b.updates), view_of<W>(b.output),
-                                desc.Axis, targets_of);
+                                desc.Axis, targets_of, &detail::plan_scatter);
   });
 }
 
@@ -7887,6 +7876,20 @@ struct ScatterCheckResult {
 
 namespace detail {
 
+// Calls f(u, c, position) for every indices coordinate u in row-major order, with c the output
+// coordinate it targets and `position` c's row-major rank in the output (sizes == the input's).
+template <IndexElement I, class F>
+void for_each_scatter_target(const TensorView<const I>& indices, std::uint32_t axis,
+                             const Layout& input, F&& f) {
+  const Layout packed = Layout::packed(input.size_span());
+  const std::uint32_t n = input.sizes[axis];
+  for_each_coordinate(indices.layout(), [&](const Coord& u) {
+    Coord c = u;
+    c[axis] = scatter_target_index(indices[u], n);
+    f(u, c, static_cast<std::uint64_t>(packed.offset(c)));
+  });
+}
+
 // Every output element two or more updates target, in row-major order of the output, each with
 // its updates' indices coordinates in row-major order of the indices.
 struct ScatterCollisionSite {
@@ -8026,6 +8029,15 @@ ScatterCheckResult<T> check_scatter_result(TensorView<const T> input, TensorView
 // --- runtime layer --------------------------------------------------------------------------
 
 namespace detail {
+
+// Calls f(type_identity<T>, type_identity<I>) for the bound data and index types.
+template <class F>
+decltype(auto) visit_scatter_types(const ScatterBound& b, F&& f) {
+  return visit(b.input.tensor.data_type, [&](auto data_type) -> decltype(auto) {
+    return visit_index(b.indices.tensor.data_type, ErrorCode::SC3,
+                       [&](auto index_type) -> decltype(auto) { return f(data_type, index_type); });
+  });
+}
 
 template <class T>
 ScatterElementBits scatter_bits_of(const T& v) noexcept {
