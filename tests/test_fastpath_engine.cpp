@@ -170,16 +170,15 @@ namespace {
 // dispatched and the fallback path are diffed; the switch is put back however f() ends.
 template <class F>
 void with_and_without_avx2(F&& f) {
-  bool& enabled = dmlref::detail::engine_avx2_enabled();
+  const bool has_avx2 = dmlref::detail::engine_avx2_enabled();
   struct Restore {
-    bool& flag;
-    bool value;
-    ~Restore() { flag = value; }
-  } restore{enabled, enabled};
-  if (!restore.value) MESSAGE("no AVX2 on this CPU (or compiler): only the fallback path runs");
+    ~Restore() { dmlref::detail::allow_avx2 = true; }
+  } restore;
+  if (!has_avx2) MESSAGE("no AVX2 on this CPU (or compiler): only the fallback path runs");
   for (const bool avx2 : {true, false}) {
-    if (avx2 && !restore.value) continue;
-    enabled = avx2;
+    if (avx2 && !has_avx2) continue;
+    dmlref::detail::allow_avx2 = avx2;
+    REQUIRE(dmlref::detail::engine_avx2_enabled() == avx2);
     CAPTURE(avx2);
     f();
   }

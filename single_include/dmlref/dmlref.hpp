@@ -2740,15 +2740,15 @@ void reference_copy(std::type_identity_t<TensorView<const T>> src, TensorView<T>
 
 namespace dmlref::detail {
 
-// Whether the engine takes its AVX2 paths: the CPU's answer, asked once. A reference so that the
-// tests can turn it off and run the fallback paths on an AVX2 machine too.
-inline bool& engine_avx2_enabled() noexcept {
-#if DMLREF_ENGINE_AVX2
-  static bool enabled = __builtin_cpu_supports("avx2") != 0;
+// Whether the engine takes its AVX2 paths: the CPU has AVX2 (asked once) and the one switch every
+// AVX2 path obeys, allow_avx2 (strided_copy.hpp), is on; the tests clear it to run the fallback
+// paths on an AVX2 machine too.
+inline bool engine_avx2_enabled() noexcept {
+#if DMLREF_ENGINE_AVX2 && defined(DMLREF_HAS_AVX2_PATH)
+  return allow_avx2.load(std::memory_order_relaxed) && cpu_has_avx2();
 #else
-  static bool enabled = false;
+  return false;
 #endif
-  return enabled;
 }
 
 #if DMLREF_ENGINE_AVX2
