@@ -19,8 +19,9 @@ case "$mode" in
   --sanitize)
     dmlref_need_packages cmake clang make doctest-dev libbenchmark-dev libclang-rt-14-dev pkg-config
     dir=build-sanitize
-    # Benchmarks and tools are not sanitizer targets; the tests and examples are. The CUDA tests
-    # are not either (nvcc takes neither clang as its host compiler here nor the sanitizer flags).
+    # Benchmarks are not sanitizer targets; the tests, examples and dmlref-check (which the tool
+    # tests run) are. The CUDA tests are not either (nvcc takes neither clang as its host compiler
+    # here nor the sanitizer flags).
     cfg="-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DDMLREF_SANITIZE=ON -DDMLREF_BUILD_BENCHMARKS=OFF -DDMLREF_BUILD_CUDA_TESTS=OFF"
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

@@ -1,6 +1,20 @@
 // Shared helpers for dmlref's tests: the type lists, distinct values per type, bitwise equality,
 // and an assertion that a call raises dmlref::Error with a given code and message substring.
-#pragma once
+//
+// A test file that exercises no operator defines DMLREF_TEST_NO_OPERATORS before including this
+// header: the operator headers take most of the include time of a test file. The choice is made
+// at every inclusion, and the macro is undefined again, so that in a unity build (several test
+// files in one unit, tests/CMakeLists.txt) a file that needs the operators still gets them after
+// one that did not; the rest of the header is guarded to be read once.
+#ifdef DMLREF_TEST_NO_OPERATORS
+#include <dmlref/core.hpp>
+#undef DMLREF_TEST_NO_OPERATORS
+#else
+#include <dmlref/dmlref.hpp>
+#endif
+
+#ifndef DMLREF_TEST_SUPPORT_HPP
+#define DMLREF_TEST_SUPPORT_HPP
 
 #include <doctest/doctest.h>
 
@@ -14,14 +28,6 @@
 #include <string_view>
 #include <type_traits>
 #include <vector>
-
-// A test file that exercises no operator defines DMLREF_TEST_NO_OPERATORS before including this
-// header: the operator headers take most of the include time of a test file.
-#ifdef DMLREF_TEST_NO_OPERATORS
-#include <dmlref/core.hpp>
-#else
-#include <dmlref/dmlref.hpp>
-#endif
 
 // The eleven element types, for TEST_CASE_TEMPLATE.
 #define DMLREF_ALL_TYPES                                                                         \
@@ -191,3 +197,5 @@ inline void check_error_thrown(const char* file, int line, bool threw, dmlref::E
     ::dmlref::test::detail::check_error_thrown(__FILE__, __LINE__, dmlref_threw_,              \
                                                (error_code));                                  \
   } while (false)
+
+#endif  // DMLREF_TEST_SUPPORT_HPP
