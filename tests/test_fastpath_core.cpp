@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -273,22 +274,39 @@ TEST_CASE("copy_bytes_streaming equals memcpy for every length 0-300 and destina
 TEST_CASE_TEMPLATE("copy_with_plan with streaming stores equals reference_copy", T,
                    DMLREF_ALL_TYPES) {
   // Rows from below to well above kStreamMinRunBytes, padded on both sides so every row starts
-  // at another alignment; the streaming path is forced (it is normally for copies of 8 MiB+).
-  constexpr std::uint32_t kRows = 4;
+  // at another alignment; the streaming path is forced (it is normally for copies of 8 MiB+),
+  // and also left off. Rank 2 (one row of runs) and rank 3 padded in two dimensions (rows of
+  // runs walked by walk_runs), so both shapes of copy_contiguous_runs are taken.
+  constexpr std::uint32_t kRows = 4, kPlanes = 3;
   for (std::uint32_t cols : {8u, 63u, 64u, 65u, 200u, 257u}) {
-    const std::vector<T> src_data = test::distinct_buffer<T>(kRows * (cols + 5));
-    const Layout src_layout = Layout::strided({kRows, cols}, {cols + 5, 1});
-    const Layout dst_layout = Layout::strided({kRows, cols}, {cols + 3, 1});
-    std::vector<T> expected = sentinel_buffer<T>(kRows * (cols + 3));
-    std::vector<T> actual = expected;
-    reference_copy<T>(TensorView<const T>(src_data.data(), src_layout),
-                      TensorView<T>(expected.data(), dst_layout));
-    const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{src_layout.strides,
-                                                                   dst_layout.strides};
-    detail::copy_with_plan(detail::make_copy_plan(dst_layout.size_span(), strides),
-                           src_data.data(), actual.data(), true);
-    CAPTURE(cols);
-    CHECK(same_buffers(expected, actual));
+    const std::int64_t src_pitch = cols + 5, dst_pitch = cols + 3;
+    const std::int64_t src_plane = kRows * src_pitch + 7, dst_plane = kRows * dst_pitch + 2;
+    const std::vector<T> src_data = test::distinct_buffer<T>(kPlanes * src_plane);
+    const std::vector<std::pair<Layout, Layout>> layouts = {
+        {Layout::strided({kRows, cols}, {src_pitch, 1}),
+         Layout::strided({kRows, cols}, {dst_pitch, 1})},
+        {Layout::strided({kPlanes, kRows, cols}, {src_plane, src_pitch, 1}),
+         Layout::strided({kPlanes, kRows, cols}, {dst_plane, dst_pitch, 1})}};
+    for (const auto& pair : layouts) {
+      // Plain references, not a structured binding: CAPTURE's lambda may not name one (clang 14).
+      const Layout& src_layout = pair.first;
+      const Layout& dst_layout = pair.second;
+      for (const bool stream : {true, false}) {
+        std::vector<T> expected = sentinel_buffer<T>(kPlanes * dst_plane);
+        std::vector<T> actual = expected;
+        reference_copy<T>(TensorView<const T>(src_data.data(), src_layout),
+                          TensorView<T>(expected.data(), dst_layout));
+        const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{src_layout.strides,
+                                                                       dst_layout.strides};
+        const detail::CopyPlan plan = detail::make_copy_plan(dst_layout.size_span(), strides);
+        REQUIRE(plan.rank == src_layout.rank);  // the padding keeps every dimension apart
+        detail::copy_with_plan(plan, src_data.data(), actual.data(), stream);
+        CAPTURE(cols);
+        CAPTURE(src_layout.rank);
+        CAPTURE(stream);
+        CHECK(same_buffers(expected, actual));
+      }
+    }
   }
 }
 
@@ -385,9 +403,7 @@ TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every widt
   // once with the SSE2 ones.
   const std::uint32_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 130};
   const std::uint32_t few[] = {2, 9, 17, 64, 65};
-  struct AvxRestore {
-    ~AvxRestore() { detail::allow_avx2 = true; }
-  } restore;
+  const test::Avx2Switch restore;
   for (const bool avx2 : {true, false}) {
     detail::allow_avx2 = avx2;
     for (std::uint32_t rows : sizes) {

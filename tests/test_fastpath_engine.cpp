@@ -171,9 +171,7 @@ namespace {
 template <class F>
 void with_and_without_avx2(F&& f) {
   const bool has_avx2 = dmlref::detail::engine_avx2_enabled();
-  struct Restore {
-    ~Restore() { dmlref::detail::allow_avx2 = true; }
-  } restore;
+  const dmlref::test::Avx2Switch restore;
   if (!has_avx2) MESSAGE("no AVX2 on this CPU (or compiler): only the fallback path runs");
   for (const bool avx2 : {true, false}) {
     if (avx2 && !has_avx2) continue;

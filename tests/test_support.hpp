@@ -198,4 +198,15 @@ inline void check_error_thrown(const char* file, int line, bool threw, dmlref::E
                                                (error_code));                                  \
   } while (false)
 
+namespace dmlref::test {
+
+// Holds detail::allow_avx2 for a scope and puts back the value it had, however the scope ends, so
+// a test can run the AVX2 kernels and then the fallback ones on the same machine.
+struct Avx2Switch {
+  const bool saved = ::dmlref::detail::allow_avx2.load();
+  ~Avx2Switch() { ::dmlref::detail::allow_avx2 = saved; }
+};
+
+}  // namespace dmlref::test
+
 #endif  // DMLREF_TEST_SUPPORT_HPP

@@ -14,9 +14,8 @@
 // Written with the compilers' vector extensions (vector_size, __builtin_shufflevector: GCC 12+,
 // Clang) rather than <immintrin.h>, whose AVX-512 headers alone cost every including translation
 // unit more to parse than all of this.
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && \
-    !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
-    (defined(__clang__) || __GNUC__ >= 12)
+// The same builds as strided_copy.hpp's AVX2 transposes (DMLREF_HAS_AVX2_PATH).
+#if defined(DMLREF_HAS_AVX2_PATH)
 #define DMLREF_ENGINE_AVX2 1
 #define DMLREF_TARGET_AVX2 __attribute__((target("avx2")))
 #else
@@ -25,16 +24,9 @@
 
 namespace dmlref::detail {
 
-// Whether the engine takes its AVX2 paths: the CPU has AVX2 (asked once) and the one switch every
-// AVX2 path obeys, allow_avx2 (strided_copy.hpp), is on; the tests clear it to run the fallback
-// paths on an AVX2 machine too.
-inline bool engine_avx2_enabled() noexcept {
-#if DMLREF_ENGINE_AVX2 && defined(DMLREF_HAS_AVX2_PATH)
-  return allow_avx2.load(std::memory_order_relaxed) && cpu_has_avx2();
-#else
-  return false;
-#endif
-}
+// Whether the engine takes its AVX2 paths: avx2_enabled (strided_copy.hpp), the one switch every
+// AVX2 path obeys; the tests clear allow_avx2 to run the fallback paths on an AVX2 machine too.
+inline bool engine_avx2_enabled() noexcept { return avx2_enabled(); }
 
 #if DMLREF_ENGINE_AVX2
 

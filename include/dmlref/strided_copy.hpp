@@ -4,8 +4,9 @@
 // dimensions and merging dimensions that are contiguous in every operand, then walk the outer
 // dimensions with incremental offsets and move each innermost run with std::memcpy (long
 // contiguous runs), inlined fixed-size copies (short contiguous runs), 16-byte reversal (reversed
-// runs) or a tight element loop (strided, broadcast runs); transposes go in square tiles, and
-// copies far larger than the caches use streaming stores. The plain coordinate loop it must
+// runs) or a tight element loop (strided, broadcast runs); transposes go through register-blocked
+// tiles (SSE2, AVX2 where the CPU has it), and copies larger than a core's share of the caches
+// use streaming stores. The plain coordinate loop it must
 // equal is `reference_copy`, below; tests/test_fastpath_core.cpp diffs each path against it.
 //
 // Elements move bit for bit (tensors.md: NaN payloads, negative zero, float16 subnormals): every
@@ -238,7 +239,7 @@ using BitsOf = typename BitsOfSize<sizeof(T)>::type;
 
 // `view` with its elements as the unsigned integer of their width. The fast paths run on these
 // (see visit_width), so each is compiled once per width (4), not per element type (11). Their
-// elements only ever move through memcpy or SSE2 loads and stores, never as values.
+// elements only ever move through memcpy or vector loads, shuffles and stores, never as values.
 template <class T>
 auto width_view(const TensorView<T>& view) noexcept {
   using W = std::conditional_t<std::is_const_v<T>, const BitsOf<T>, BitsOf<T>>;
@@ -307,7 +308,7 @@ inline void copy_bytes_short(void* dst, const void* src, std::size_t bytes) noex
 // line before writing it (a third of the memory traffic of a copy). glibc's memcpy switches the
 // same way, but far later (above a threshold derived from the whole shared cache). At 16 MiB
 // (bench_table, same run) JOIN along axis 0 went from 0.92 to 1.6 of memcpy, GATHER_ND1 of
-// 256-byte rows from 0.62 to 0.76; 1 MiB and 256 MiB copies were unchanged (64 MiB before).
+// 256-byte rows from 0.62 to 0.76; 1 MiB and 256 MiB copies were unchanged (bench/README.md).
 inline constexpr std::uint64_t kStreamMinBytes = std::uint64_t{8} << 20;
 
 // Runs shorter than this stay on ordinary stores even in a streaming copy: a streamed line that
@@ -508,9 +509,18 @@ inline void copy_contiguous_runs(const CopyPlan& plan, const unsigned char* src,
     const std::int64_t dst_step = plan.rank == 2 ? plan.strides[1][0] * element : 0;
     copy_runs(src, src_step, dst, dst_step, runs, bytes, stream_min, memcpy_min_run_bytes);
   } else {
-    walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
-      copy_runs(src + o[0] * element, 0, dst + o[1] * element, 0, 1, bytes, stream_min,
-                memcpy_min_run_bytes);
+    // The dimension before the runs is copy_runs' own loop, so the kind of copy is chosen once
+    // per row of runs, not once per run: walk_runs visits the plan without it (as
+    // copy_transposed does), with offsets at the start of each row of runs.
+    const std::uint32_t r = plan.rank - 2;
+    CopyPlan outer = plan;
+    outer.rank = plan.rank - 1;
+    const std::uint64_t runs = plan.sizes[r];
+    const std::int64_t src_step = plan.strides[0][r] * element;
+    const std::int64_t dst_step = plan.strides[1][r] * element;
+    walk_runs<2>(outer, [=](const std::array<std::int64_t, 2>& o) {
+      copy_runs(src + o[0] * element, src_step, dst + o[1] * element, dst_step, runs, bytes,
+                stream_min, memcpy_min_run_bytes);
     });
   }
   if (stream_min != 0) stream_fence();
@@ -735,16 +745,25 @@ inline bool cpu_has_avx2() noexcept {
 }
 #endif
 
-// Whether copy_transposed may take its AVX2 kernels on a CPU that has them; the tests clear it to
-// run the SSE2 ones on the same machine.
+// Whether AVX2 kernels (transposes here, the engine's reversal) may run on a CPU that has them;
+// the tests clear it to run the SSE2 ones on the same machine.
 inline std::atomic<bool> allow_avx2{true};
+
+// The one test every AVX2 path makes: this build has them, the CPU has AVX2, and allow_avx2.
+inline bool avx2_enabled() noexcept {
+#if defined(DMLREF_HAS_AVX2_PATH)
+  return allow_avx2.load(std::memory_order_relaxed) && cpu_has_avx2();
+#else
+  return false;
+#endif
+}
 
 // The transpose as bytes, through the widest kernels this build and CPU have.
 template <std::size_t Bytes>
 void transpose_bytes(const TransposeArgs& t) noexcept {
 #if defined(DMLREF_HAS_AVX2_PATH)
   if constexpr (Bytes == 4 || Bytes == 8) {
-    if (allow_avx2.load(std::memory_order_relaxed) && cpu_has_avx2()) {
+    if (avx2_enabled()) {
       return transpose_tiles_avx2<Bytes>(t);
     }
   }
@@ -834,8 +853,8 @@ void copy_view(const TensorView<const T>& src, const TensorView<T>& dst,
                  streaming);
 }
 
-// A working set that stays in the L1 and L2 caches: copy_pieces' slabs of many blocks, and
-// REVERSE_SUBSEQUENCES's column groups, are about this many bytes.
+// A working set that stays in the L1 and L2 caches: the engine's slabs (copy_pieces' of many
+// blocks, SCATTER's) and REVERSE_SUBSEQUENCES's column groups are about this many bytes.
 inline constexpr std::uint64_t kSlabBytes = 16 * 1024;
 
 template <class T>
