@@ -191,9 +191,8 @@ TEST_CASE_TEMPLATE("fast runtime join and split equal the runtime reference", T,
 TEST_CASE_TEMPLATE("join and split of more pieces than one group, in slabs, equal the golden loops",
                    T, DMLREF_ALL_TYPES) {
   // 37 pieces of 1-37 elements along the last axis of {600, 703}, at the default group size
-  // and slabs: the fast path moves them side by side in three groups (16, 16, 5), slab by slab.
-  // Every fifth piece is padded (its inner part not one contiguous run), so it is copied on its
-  // own between the groups' blocks.
+  // and slabs. Every fifth piece is padded (its inner part not one contiguous run), so those 7
+  // are copied whole first; the other 30 move side by side in two groups (16, 14), slab by slab.
   constexpr std::uint32_t kRows = 600, kCount = 37;
   Sizes widths(kCount);
   std::uint32_t total = 0;

@@ -254,30 +254,29 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   }
   // A block moved as runs: at least two blocks, rows that interleave (some outer position
   // besides the first), and dimensions [axis, rank) one contiguous run in both operands.
+  const bool side_by_side = p.count >= 2 && positions >= 2;
   const auto run_of = [&](const Block& b) -> std::uint64_t {
-    if (p.count < 2 || positions < 2 || b.layout[1].element_count() == 0) return 0;
+    if (!side_by_side) return 0;
     const std::uint64_t run = contiguous_tail(b.layout[0], axis);
     return contiguous_tail(b.layout[1], axis) == run ? run : 0;
   };
-  // Streaming is decided once, from all blocks together: each block may be small, the whole not.
-  std::uint64_t total_bytes = 0;
+  // Streaming is decided once, from the whole (the blocks partition it): each block may be
+  // small, the whole not.
+  const bool stream = whole_layout.element_count() * element_bytes >= kStreamMinBytes;
+  // One pass: blocks not moved as runs are copied whole; the others are counted.
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
   std::int64_t base = 0;
   for (std::size_t i = 0; i < p.count; ++i) {
     const Block b = block_of(i, base);
     base += b.layout[0].sizes[axis];
-    total_bytes += b.layout[1].element_count() * element_bytes;
     const std::uint64_t run = run_of(b);
-    run_blocks += run != 0;
-    position_bytes += run * element_bytes;
-  }
-  const bool stream = total_bytes >= kStreamMinBytes;
-  base = 0;
-  for (std::size_t i = 0; i < p.count; ++i) {
-    const Block b = block_of(i, base);
-    base += b.layout[0].sizes[axis];
-    if (run_of(b) == 0) copy_whole(b.data[0], b.layout[0], b.data[1], b.layout[1], stream);
+    if (run == 0) {
+      copy_whole(b.data[0], b.layout[0], b.data[1], b.layout[1], stream);
+    } else {
+      ++run_blocks;
+      position_bytes += run * element_bytes;
+    }
   }
   if (run_blocks == 0) return;
   group = std::clamp<std::size_t>(group, 1, kBlockGroup);

@@ -191,10 +191,9 @@ inline BoundJoin bind_join(const JoinOperatorDesc& desc, std::span<const ConstBu
 // preconditions as join_reference.
 template <class T>
 void join_fast(std::span<const TensorView<const T>> inputs, const TensorView<T>& output,
-               std::uint32_t axis, std::uint64_t slab_bytes = kSlabBytes) {
+               std::uint32_t axis) {
   copy_pieces<BitsOf<T>>({output.data(), &output.layout(), axis, true, inputs.size(), &inputs,
-                          &piece_of_views<TensorView<const T>>},
-                         slab_bytes);
+                          &piece_of_views<TensorView<const T>>});
 }
 
 // The same for bound tensors: InputTensors, then OutputTensor.

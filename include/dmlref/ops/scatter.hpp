@@ -290,8 +290,9 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
   const std::int64_t axis_stride = t.axis_stride;
   if (step == 1 && axis_stride == 1) {
     // The common layout: a loop with no multiply and no branch (random indices mispredict
-    // scatter_target_index's every time), clamp_index in the index's own width: SC8 proved each
-    // index legal, or the policy clamps (IndexPolicy::Clamp), where this is clamp_index too.
+    // scatter_target_index's every time), clamp_index written out (in int64 for signed
+    // indices): SC8 proved each index legal, or the policy clamps (IndexPolicy::Clamp), where
+    // this is clamp_index too.
     const auto last = static_cast<std::int64_t>(size) - 1;
     for (std::uint64_t i = 0; i < count; ++i) {
       const I v = ix[i];

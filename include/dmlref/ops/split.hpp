@@ -222,10 +222,9 @@ inline BoundSplit bind_split(const SplitOperatorDesc& desc, ConstBuffer input,
 // preconditions as split_reference.
 template <class T>
 void split_fast(const TensorView<const T>& input, std::span<const TensorView<T>> outputs,
-                std::uint32_t axis, std::uint64_t slab_bytes = kSlabBytes) {
+                std::uint32_t axis) {
   copy_pieces<BitsOf<T>>({input.data(), &input.layout(), axis, false, outputs.size(), &outputs,
-                          &piece_of_views<TensorView<T>>},
-                         slab_bytes);
+                          &piece_of_views<TensorView<T>>});
 }
 
 // The same for bound tensors: InputTensor, then OutputTensors.
