@@ -364,10 +364,11 @@ ScatterCase make_scatter_case(std::uint32_t rank, std::uint32_t axis, std::mt199
   return c;
 }
 
-// The runtime entry point on the case's storages.
+// The runtime entry point, or the runtime form of the plain loop, on the case's storages.
 void run_scatter_runtime(const ScatterCase& c, dmlref::DataType data_type,
                          dmlref::DataType index_type, dmlref::ConstBuffer in,
-                         dmlref::ConstBuffer ix, dmlref::ConstBuffer up, dmlref::Buffer out) {
+                         dmlref::ConstBuffer ix, dmlref::ConstBuffer up, dmlref::Buffer out,
+                         bool reference) {
   const dmlref::TensorDesc in_desc(data_type, c.in_sizes, to_u32(c.in_op.layout));
   const dmlref::TensorDesc ix_desc(index_type, c.ix_sizes, to_u32(c.ix_op.layout));
   const dmlref::TensorDesc up_desc(data_type, c.ix_sizes, to_u32(c.up_op.layout));
@@ -375,7 +376,11 @@ void run_scatter_runtime(const ScatterCase& c, dmlref::DataType data_type,
   const dmlref::BufferTensorDesc descs[] = {in_desc.desc(), ix_desc.desc(), up_desc.desc(),
                                             out_desc.desc()};
   const dmlref::ScatterOperatorDesc desc{&descs[0], &descs[1], &descs[2], &descs[3], c.axis};
-  dmlref::scatter(desc, in, ix, up, out, c.options);
+  if (reference) {
+    dmlref::reference::scatter(desc, in, ix, up, out, c.options);
+  } else {
+    dmlref::scatter(desc, in, ix, up, out, c.options);
+  }
 }
 
 template <class T, class I>
@@ -397,9 +402,16 @@ Outputs run_scatter_case(const ScatterCase& c, std::mt19937& rng) {
                           TensorView<T>(got.data() + c.out_op.origin, c.out_op.layout), c.axis,
                           c.options);
   } else {
-    run_scatter_runtime(c, dmlref::data_type_of<T>, dmlref::data_type_of<I>,
-                        {in_store.data(), in_store.bytes}, {ix_store.data(), ix_store.bytes},
-                        {up_store.data(), up_store.bytes}, {got.data(), got.bytes});
+    const auto runtime = [&](Storage<T>& out, bool reference) {
+      run_scatter_runtime(c, dmlref::data_type_of<T>, dmlref::data_type_of<I>,
+                          {in_store.data(), in_store.bytes}, {ix_store.data(), ix_store.bytes},
+                          {up_store.data(), up_store.bytes}, {out.data(), out.bytes}, reference);
+    };
+    runtime(got, false);
+    // The runtime form of the plain loop (by element width) equals the typed one.
+    Storage<T> runtime_want(c.out_op.element_count, kSentinel);
+    runtime(runtime_want, true);
+    CHECK(runtime_want.words == want.words);
   }
   return {std::move(want.words), std::move(got.words)};
 }

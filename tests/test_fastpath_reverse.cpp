@@ -116,33 +116,39 @@ TEST_CASE_TEMPLATE("fast runtime reverse_subsequences equals the runtime referen
     return std::vector<std::uint32_t>(l.strides.begin(), l.strides.begin() + l.rank);
   };
   constexpr std::size_t kSpare = 8;  // T10 may round a buffer's required size up
-  for (int iteration = 0; iteration < 24; ++iteration) {
-    const auto rank = static_cast<std::size_t>(1 + iteration % 8);
-    const auto axis = static_cast<std::uint32_t>((iteration / 8) % rank);
-    Sizes sizes(rank);
-    for (auto& s : sizes) s = 1 + static_cast<std::uint32_t>(rng() % 3);
-    Sizes len_sizes = sizes;
-    len_sizes[axis] = 1;
-    const Operand in = random_operand(rng, sizes, true, false);
-    const Operand len = random_operand(rng, len_sizes, true, false);
-    const Operand out = random_operand(rng, sizes, false, false);
-    const TensorDesc in_desc(data_type_of<T>, sizes, desc_strides(in.layout));
-    const TensorDesc len_desc(DataType::UInt32, len_sizes, desc_strides(len.layout));
-    const TensorDesc out_desc(data_type_of<T>, sizes, desc_strides(out.layout));
-    const BufferTensorDesc i = in_desc.desc(), l = len_desc.desc(), o = out_desc.desc();
-    const ReverseSubsequencesOperatorDesc desc{&i, &l, &o, axis};
-    const std::vector<T> in_data = test::distinct_buffer<T>(in.elements + kSpare);
-    std::vector<std::uint32_t> len_data(len.elements + kSpare);
-    for (auto& x : len_data) x = random_length<std::uint32_t>(rng, sizes[axis]);
-    std::vector<T> golden = sentinel_buffer<T>(out.elements + kSpare);
-    std::vector<T> fast = golden;
-    const ConstBuffer in_buffer(in_data.data(), in_data.size() * sizeof(T));
-    const ConstBuffer len_buffer(len_data.data(), len_data.size() * sizeof(std::uint32_t));
-    reference::reverse_subsequences(desc, in_buffer, len_buffer,
-                                    Buffer{golden.data(), golden.size() * sizeof(T)});
-    reverse_subsequences(desc, in_buffer, len_buffer, Buffer{fast.data(), fast.size() * sizeof(T)});
-    check_runtime_golden_equals_fast(iteration, same_buffers(golden, fast));
-  }
+  // Both lengths types (R4): the runtime reference picks the lengths' type at run time too.
+  const auto diff = [&]<class L>(std::type_identity<L>) {
+    for (int iteration = 0; iteration < 24; ++iteration) {
+      const auto rank = static_cast<std::size_t>(1 + iteration % 8);
+      const auto axis = static_cast<std::uint32_t>((iteration / 8) % rank);
+      Sizes sizes(rank);
+      for (auto& s : sizes) s = 1 + static_cast<std::uint32_t>(rng() % 3);
+      Sizes len_sizes = sizes;
+      len_sizes[axis] = 1;
+      const Operand in = random_operand(rng, sizes, true, false);
+      const Operand len = random_operand(rng, len_sizes, true, false);
+      const Operand out = random_operand(rng, sizes, false, false);
+      const TensorDesc in_desc(data_type_of<T>, sizes, desc_strides(in.layout));
+      const TensorDesc len_desc(data_type_of<L>, len_sizes, desc_strides(len.layout));
+      const TensorDesc out_desc(data_type_of<T>, sizes, desc_strides(out.layout));
+      const BufferTensorDesc i = in_desc.desc(), l = len_desc.desc(), o = out_desc.desc();
+      const ReverseSubsequencesOperatorDesc desc{&i, &l, &o, axis};
+      const std::vector<T> in_data = test::distinct_buffer<T>(in.elements + kSpare);
+      std::vector<L> len_data(len.elements + kSpare);
+      for (auto& x : len_data) x = random_length<L>(rng, sizes[axis]);
+      std::vector<T> golden = sentinel_buffer<T>(out.elements + kSpare);
+      std::vector<T> fast = golden;
+      const ConstBuffer in_buffer(in_data.data(), in_data.size() * sizeof(T));
+      const ConstBuffer len_buffer(len_data.data(), len_data.size() * sizeof(L));
+      reference::reverse_subsequences(desc, in_buffer, len_buffer,
+                                      Buffer{golden.data(), golden.size() * sizeof(T)});
+      reverse_subsequences(desc, in_buffer, len_buffer,
+                           Buffer{fast.data(), fast.size() * sizeof(T)});
+      check_runtime_golden_equals_fast(iteration, same_buffers(golden, fast));
+    }
+  };
+  diff(std::type_identity<std::uint32_t>{});
+  diff(std::type_identity<std::uint64_t>{});
 }
 
 }  // namespace test_fastpath_reverse
