@@ -1853,8 +1853,9 @@ inline CompareResult compare(const BufferTensorDesc& desc, ConstBuffer expected,
 // dimensions and merging dimensions that are contiguous in every operand, then walk the outer
 // dimensions with incremental offsets and move each innermost run with std::memcpy (long
 // contiguous runs), inlined fixed-size copies (short contiguous runs), 16-byte reversal (reversed
-// runs) or a tight element loop (strided, broadcast runs); transposes go in square tiles, and
-// copies far larger than the caches use streaming stores. The plain coordinate loop it must
+// runs) or a tight element loop (strided, broadcast runs); transposes go through register-blocked
+// tiles (SSE2, AVX2 where the CPU has it), and copies larger than a core's share of the caches
+// use streaming stores. The plain coordinate loop it must
 // equal is `reference_copy`, below; tests/test_fastpath_core.cpp diffs each path against it.
 //
 // Elements move bit for bit (tensors.md: NaN payloads, negative zero, float16 subnormals): every
@@ -2083,7 +2084,7 @@ using BitsOf = typename BitsOfSize<sizeof(T)>::type;
 
 // `view` with its elements as the unsigned integer of their width. The fast paths run on these
 // (see visit_width), so each is compiled once per width (4), not per element type (11). Their
-// elements only ever move through memcpy or SSE2 loads and stores, never as values.
+// elements only ever move through memcpy or vector loads, shuffles and stores, never as values.
 template <class T>
 auto width_view(const TensorView<T>& view) noexcept {
   using W = std::conditional_t<std::is_const_v<T>, const BitsOf<T>, BitsOf<T>>;
@@ -2152,7 +2153,7 @@ inline void copy_bytes_short(void* dst, const void* src, std::size_t bytes) noex
 // line before writing it (a third of the memory traffic of a copy). glibc's memcpy switches the
 // same way, but far later (above a threshold derived from the whole shared cache). At 16 MiB
 // (bench_table, same run) JOIN along axis 0 went from 0.92 to 1.6 of memcpy, GATHER_ND1 of
-// 256-byte rows from 0.62 to 0.76; 1 MiB and 256 MiB copies were unchanged (64 MiB before).
+// 256-byte rows from 0.62 to 0.76; 1 MiB and 256 MiB copies were unchanged (bench/README.md).
 inline constexpr std::uint64_t kStreamMinBytes = std::uint64_t{8} << 20;
 
 // Runs shorter than this stay on ordinary stores even in a streaming copy: a streamed line that
@@ -2353,9 +2354,18 @@ inline void copy_contiguous_runs(const CopyPlan& plan, const unsigned char* src,
     const std::int64_t dst_step = plan.rank == 2 ? plan.strides[1][0] * element : 0;
     copy_runs(src, src_step, dst, dst_step, runs, bytes, stream_min, memcpy_min_run_bytes);
   } else {
-    walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
-      copy_runs(src + o[0] * element, 0, dst + o[1] * element, 0, 1, bytes, stream_min,
-                memcpy_min_run_bytes);
+    // The dimension before the runs is copy_runs' own loop, so the kind of copy is chosen once
+    // per row of runs, not once per run: walk_runs visits the plan without it (as
+    // copy_transposed does), with offsets at the start of each row of runs.
+    const std::uint32_t r = plan.rank - 2;
+    CopyPlan outer = plan;
+    outer.rank = plan.rank - 1;
+    const std::uint64_t runs = plan.sizes[r];
+    const std::int64_t src_step = plan.strides[0][r] * element;
+    const std::int64_t dst_step = plan.strides[1][r] * element;
+    walk_runs<2>(outer, [=](const std::array<std::int64_t, 2>& o) {
+      copy_runs(src + o[0] * element, src_step, dst + o[1] * element, dst_step, runs, bytes,
+                stream_min, memcpy_min_run_bytes);
     });
   }
   if (stream_min != 0) stream_fence();
@@ -2580,16 +2590,25 @@ inline bool cpu_has_avx2() noexcept {
 }
 #endif
 
-// Whether copy_transposed may take its AVX2 kernels on a CPU that has them; the tests clear it to
-// run the SSE2 ones on the same machine.
+// Whether AVX2 kernels (transposes here, the engine's reversal) may run on a CPU that has them;
+// the tests clear it to run the SSE2 ones on the same machine.
 inline std::atomic<bool> allow_avx2{true};
+
+// The one test every AVX2 path makes: this build has them, the CPU has AVX2, and allow_avx2.
+inline bool avx2_enabled() noexcept {
+#if defined(DMLREF_HAS_AVX2_PATH)
+  return allow_avx2.load(std::memory_order_relaxed) && cpu_has_avx2();
+#else
+  return false;
+#endif
+}
 
 // The transpose as bytes, through the widest kernels this build and CPU have.
 template <std::size_t Bytes>
 void transpose_bytes(const TransposeArgs& t) noexcept {
 #if defined(DMLREF_HAS_AVX2_PATH)
   if constexpr (Bytes == 4 || Bytes == 8) {
-    if (allow_avx2.load(std::memory_order_relaxed) && cpu_has_avx2()) {
+    if (avx2_enabled()) {
       return transpose_tiles_avx2<Bytes>(t);
     }
   }
@@ -2679,8 +2698,8 @@ void copy_view(const TensorView<const T>& src, const TensorView<T>& dst,
                  streaming);
 }
 
-// A working set that stays in the L1 and L2 caches: copy_pieces' slabs of many blocks, and
-// REVERSE_SUBSEQUENCES's column groups, are about this many bytes.
+// A working set that stays in the L1 and L2 caches: the engine's slabs (copy_pieces' of many
+// blocks, SCATTER's) and REVERSE_SUBSEQUENCES's column groups are about this many bytes.
 inline constexpr std::uint64_t kSlabBytes = 16 * 1024;
 
 template <class T>
@@ -2729,9 +2748,8 @@ void reference_copy(std::type_identity_t<TensorView<const T>> src, TensorView<T>
 // Written with the compilers' vector extensions (vector_size, __builtin_shufflevector: GCC 12+,
 // Clang) rather than <immintrin.h>, whose AVX-512 headers alone cost every including translation
 // unit more to parse than all of this.
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && \
-    !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
-    (defined(__clang__) || __GNUC__ >= 12)
+// The same builds as strided_copy.hpp's AVX2 transposes (DMLREF_HAS_AVX2_PATH).
+#if defined(DMLREF_HAS_AVX2_PATH)
 #define DMLREF_ENGINE_AVX2 1
 #define DMLREF_TARGET_AVX2 __attribute__((target("avx2")))
 #else
@@ -2740,16 +2758,9 @@ void reference_copy(std::type_identity_t<TensorView<const T>> src, TensorView<T>
 
 namespace dmlref::detail {
 
-// Whether the engine takes its AVX2 paths: the CPU has AVX2 (asked once) and the one switch every
-// AVX2 path obeys, allow_avx2 (strided_copy.hpp), is on; the tests clear it to run the fallback
-// paths on an AVX2 machine too.
-inline bool engine_avx2_enabled() noexcept {
-#if DMLREF_ENGINE_AVX2 && defined(DMLREF_HAS_AVX2_PATH)
-  return allow_avx2.load(std::memory_order_relaxed) && cpu_has_avx2();
-#else
-  return false;
-#endif
-}
+// Whether the engine takes its AVX2 paths: avx2_enabled (strided_copy.hpp), the one switch every
+// AVX2 path obeys; the tests clear allow_avx2 to run the fallback paths on an AVX2 machine too.
+inline bool engine_avx2_enabled() noexcept { return avx2_enabled(); }
 
 #if DMLREF_ENGINE_AVX2
 
@@ -3549,30 +3560,29 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   }
   // A block moved as runs: at least two blocks, rows that interleave (some outer position
   // besides the first), and dimensions [axis, rank) one contiguous run in both operands.
+  const bool side_by_side = p.count >= 2 && positions >= 2;
   const auto run_of = [&](const Block& b) -> std::uint64_t {
-    if (p.count < 2 || positions < 2 || b.layout[1].element_count() == 0) return 0;
+    if (!side_by_side) return 0;
     const std::uint64_t run = contiguous_tail(b.layout[0], axis);
     return contiguous_tail(b.layout[1], axis) == run ? run : 0;
   };
-  // Streaming is decided once, from all blocks together: each block may be small, the whole not.
-  std::uint64_t total_bytes = 0;
+  // Streaming is decided once, from the whole (the blocks partition it): each block may be
+  // small, the whole not.
+  const bool stream = whole_layout.element_count() * element_bytes >= kStreamMinBytes;
+  // One pass: blocks not moved as runs are copied whole; the others are counted.
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
   std::int64_t base = 0;
   for (std::size_t i = 0; i < p.count; ++i) {
     const Block b = block_of(i, base);
     base += b.layout[0].sizes[axis];
-    total_bytes += b.layout[1].element_count() * element_bytes;
     const std::uint64_t run = run_of(b);
-    run_blocks += run != 0;
-    position_bytes += run * element_bytes;
-  }
-  const bool stream = total_bytes >= kStreamMinBytes;
-  base = 0;
-  for (std::size_t i = 0; i < p.count; ++i) {
-    const Block b = block_of(i, base);
-    base += b.layout[0].sizes[axis];
-    if (run_of(b) == 0) copy_whole(b.data[0], b.layout[0], b.data[1], b.layout[1], stream);
+    if (run == 0) {
+      copy_whole(b.data[0], b.layout[0], b.data[1], b.layout[1], stream);
+    } else {
+      ++run_blocks;
+      position_bytes += run * element_bytes;
+    }
   }
   if (run_blocks == 0) return;
   group = std::clamp<std::size_t>(group, 1, kBlockGroup);
@@ -6755,10 +6765,9 @@ inline BoundJoin bind_join(const JoinOperatorDesc& desc, std::span<const ConstBu
 // preconditions as join_reference.
 template <class T>
 void join_fast(std::span<const TensorView<const T>> inputs, const TensorView<T>& output,
-               std::uint32_t axis, std::uint64_t slab_bytes = kSlabBytes) {
+               std::uint32_t axis) {
   copy_pieces<BitsOf<T>>({output.data(), &output.layout(), axis, true, inputs.size(), &inputs,
-                          &piece_of_views<TensorView<const T>>},
-                         slab_bytes);
+                          &piece_of_views<TensorView<const T>>});
 }
 
 // The same for bound tensors: InputTensors, then OutputTensor.
@@ -7504,8 +7513,9 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
   const std::int64_t axis_stride = t.axis_stride;
   if (step == 1 && axis_stride == 1) {
     // The common layout: a loop with no multiply and no branch (random indices mispredict
-    // scatter_target_index's every time), clamp_index in the index's own width: SC8 proved each
-    // index legal, or the policy clamps (IndexPolicy::Clamp), where this is clamp_index too.
+    // scatter_target_index's every time), clamp_index written out (in int64 for signed
+    // indices): SC8 proved each index legal, or the policy clamps (IndexPolicy::Clamp), where
+    // this is clamp_index too.
     const auto last = static_cast<std::int64_t>(size) - 1;
     for (std::uint64_t i = 0; i < count; ++i) {
       const I v = ix[i];
@@ -8337,10 +8347,9 @@ inline BoundSplit bind_split(const SplitOperatorDesc& desc, ConstBuffer input,
 // preconditions as split_reference.
 template <class T>
 void split_fast(const TensorView<const T>& input, std::span<const TensorView<T>> outputs,
-                std::uint32_t axis, std::uint64_t slab_bytes = kSlabBytes) {
+                std::uint32_t axis) {
   copy_pieces<BitsOf<T>>({input.data(), &input.layout(), axis, false, outputs.size(), &outputs,
-                          &piece_of_views<TensorView<T>>},
-                         slab_bytes);
+                          &piece_of_views<TensorView<T>>});
 }
 
 // The same for bound tensors: InputTensor, then OutputTensors.
