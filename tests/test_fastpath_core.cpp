@@ -333,6 +333,31 @@ TEST_CASE_TEMPLATE("reverse_subsequences along an outer axis, columns in several
   CHECK(same_buffers(expected, actual));
 }
 
+TEST_CASE("reverse_subsequences of an 8 MiB output along the outer axis streams its rows") {
+  // {8192, 257} UINT32 with one length for every column: the fast path visits source rows in
+  // order and streams each to its output row. The output rows are padded by one element, so they
+  // start at every 4-byte alignment; the first 5000 rows are reversed, the rest copied. Checked
+  // row by row (the golden loop over 2 Mi elements would be slow under sanitizers).
+  constexpr std::uint32_t kAxis = 8192, kColumns = 257, kPitch = kColumns + 1, kLength = 5000;
+  REQUIRE(std::uint64_t{kAxis} * kColumns * 4 >= detail::kStreamMinBytes);
+  const std::vector<std::uint32_t> in_data =
+      test::distinct_buffer<std::uint32_t>(std::size_t{kAxis} * kColumns);
+  const std::vector<std::uint32_t> lengths(kColumns, kLength);
+  std::vector<std::uint32_t> out(std::size_t{kAxis} * kPitch, 0xA5A5A5A5u);
+  reverse_subsequences<std::uint32_t>(
+      TensorView<const std::uint32_t>(in_data.data(), {kAxis, kColumns}),
+      TensorView<const std::uint32_t>(lengths.data(), {1, kColumns}),
+      TensorView<std::uint32_t>(out.data(), Layout::strided({kAxis, kColumns}, {kPitch, 1})), 0);
+  std::uint32_t wrong = 0;
+  for (std::uint32_t a = 0; a < kAxis; ++a) {
+    const std::uint32_t from = a < kLength ? kLength - 1 - a : a;
+    wrong += std::memcmp(out.data() + std::size_t{a} * kPitch,
+                         in_data.data() + std::size_t{from} * kColumns, kColumns * 4) != 0;
+    wrong += out[std::size_t{a} * kPitch + kColumns] != 0xA5A5A5A5u;
+  }
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("GATHER_ND1 into an 8 MiB output streams its slices and copies the rows it selects") {
   // Output {32768, 256} UINT8 (8 MiB, kStreamMinBytes) gathers 256-byte rows of a {5, 256}
   // input: the fast path takes the streaming slice copy. Checked row by row against the input

@@ -324,7 +324,9 @@ inline void copy_bytes_streaming(void* dst, const void* src, std::size_t bytes) 
   const auto* s = static_cast<const unsigned char*>(src);
   const std::size_t misalign = reinterpret_cast<std::uintptr_t>(d) % 16;
   const std::size_t head = std::min(bytes, misalign == 0 ? std::size_t{0} : 16 - misalign);
-  std::memcpy(d, s, head);
+  // The ends are under 16 bytes: inline copies, not two calls of memcpy per run (a third of the
+  // time of streaming 64-byte gathered rows).
+  copy_bytes_short(d, s, head);
   std::size_t i = head;
   for (; i + 64 <= bytes; i += 64) {
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
@@ -340,7 +342,7 @@ inline void copy_bytes_streaming(void* dst, const void* src, std::size_t bytes) 
     _mm_stream_si128(reinterpret_cast<__m128i*>(d + i),
                      _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
   }
-  std::memcpy(d + i, s + i, bytes - i);
+  copy_bytes_short(d + i, s + i, bytes - i);
 #else
   std::memcpy(dst, src, bytes);
 #endif
