@@ -178,34 +178,47 @@ TEST_CASE_TEMPLATE("join and split in groups of blocks and in slabs equal the go
   }
 }
 
-TEST_CASE("copy_pieces streams the runs of an 8 MiB join and writes every byte") {
-  // Four pieces of {8192, 64} UINT32 (256-byte rows) joined along the last axis: an 8 MiB output
-  // (kStreamMinBytes), so the grouped runs go through streaming stores. Checked row by row
-  // against the pieces (the golden loop over 2 Mi elements would be slow under sanitizers).
-  constexpr std::uint32_t kRows = 8192, kWidth = 64, kPieces = 4;
-  REQUIRE(std::uint64_t{kRows} * kWidth * kPieces * 4 >= detail::kStreamMinBytes);
-  std::vector<std::vector<std::uint32_t>> data;
-  std::vector<TensorView<const std::uint32_t>> inputs;
-  for (std::uint32_t i = 0; i < kPieces; ++i) {
-    data.push_back(test::distinct_buffer<std::uint32_t>(std::size_t{kRows} * kWidth, i * 7919u));
-  }
-  for (std::uint32_t i = 0; i < kPieces; ++i) {
-    inputs.emplace_back(data[i].data(), Layout::packed({kRows, kWidth}));
-  }
-  // One element of padding per row, so rows start at every 4-byte alignment.
-  constexpr std::uint32_t kPitch = kWidth * kPieces + 1;
-  std::vector<std::uint32_t> out(std::size_t{kRows} * kPitch, 0xA5A5A5A5u);
-  const Layout out_layout = Layout::strided({kRows, kWidth * kPieces}, {kPitch, 1});
-  join<std::uint32_t>(inputs, TensorView<std::uint32_t>(out.data(), out_layout), 1);
-  std::uint32_t wrong = 0;
-  for (std::uint32_t r = 0; r < kRows; ++r) {
+TEST_CASE("copy_pieces streams the runs of an 8 MiB join and split and writes every byte") {
+  // Four pieces of {rows, width} UINT32 (rows of 256 bytes, then 64: kStreamMinPackedRunBytes)
+  // joined along the last axis: an 8 MiB output (kStreamMinBytes), so the grouped runs go
+  // through streaming stores. Checked row by row against the pieces (the golden loop over 2 Mi
+  // elements would be slow under sanitizers).
+  constexpr std::uint32_t kPieces = 4;
+  for (const std::uint32_t width : {64u, 16u}) {
+    const std::uint32_t rows = 8192 * 64 / width;
+    CAPTURE(width);
+    REQUIRE(width * 4 >= detail::kStreamMinPackedRunBytes);
+    REQUIRE(std::uint64_t{rows} * width * kPieces * 4 >= detail::kStreamMinBytes);
+    std::vector<std::vector<std::uint32_t>> data;
+    std::vector<TensorView<const std::uint32_t>> inputs;
     for (std::uint32_t i = 0; i < kPieces; ++i) {
-      wrong += std::memcmp(out.data() + std::size_t{r} * kPitch + i * kWidth,
-                           data[i].data() + std::size_t{r} * kWidth, kWidth * 4) != 0;
+      data.push_back(test::distinct_buffer<std::uint32_t>(std::size_t{rows} * width, i * 7919u));
     }
-    wrong += out[std::size_t{r} * kPitch + kWidth * kPieces] != 0xA5A5A5A5u;
+    for (std::uint32_t i = 0; i < kPieces; ++i) {
+      inputs.emplace_back(data[i].data(), Layout::packed({rows, width}));
+    }
+    // One element of padding per row, so rows start at every 4-byte alignment.
+    const std::uint32_t pitch = width * kPieces + 1;
+    std::vector<std::uint32_t> out(std::size_t{rows} * pitch, 0xA5A5A5A5u);
+    const Layout out_layout = Layout::strided({rows, width * kPieces}, {pitch, 1});
+    join<std::uint32_t>(inputs, TensorView<std::uint32_t>(out.data(), out_layout), 1);
+    std::uint32_t wrong = 0;
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      for (std::uint32_t i = 0; i < kPieces; ++i) {
+        wrong += std::memcmp(out.data() + std::size_t{r} * pitch + i * width,
+                             data[i].data() + std::size_t{r} * width, width * 4) != 0;
+      }
+      wrong += out[std::size_t{r} * pitch + width * kPieces] != 0xA5A5A5A5u;
+    }
+    CHECK(wrong == 0);
+    // And back: SPLIT of the padded whole streams each piece's runs one after another.
+    std::vector<std::vector<std::uint32_t>> parts(
+        kPieces, std::vector<std::uint32_t>(std::size_t{rows} * width, 0xA5A5A5A5u));
+    std::vector<TensorView<std::uint32_t>> outputs;
+    for (auto& part : parts) outputs.emplace_back(part.data(), Layout::packed({rows, width}));
+    split<std::uint32_t>(TensorView<const std::uint32_t>(out.data(), out_layout), outputs, 1);
+    for (std::uint32_t i = 0; i < kPieces; ++i) CHECK(parts[i] == data[i]);
   }
-  CHECK(wrong == 0);
 }
 
 TEST_CASE("copy_bytes_short equals memcpy for every length 0-300 and alignment") {
@@ -359,31 +372,37 @@ TEST_CASE("reverse_subsequences of an 8 MiB output along the outer axis streams 
 }
 
 TEST_CASE("GATHER_ND1 into an 8 MiB output streams its slices and copies the rows it selects") {
-  // Output {32768, 256} UINT8 (8 MiB, kStreamMinBytes) gathers 256-byte rows of a {5, 256}
-  // input: the fast path takes the streaming slice copy. Checked row by row against the input
-  // row each index selects (the golden loop over 8 Mi elements would be slow under sanitizers).
-  constexpr std::uint32_t kRows = 32768, kWidth = 256, kInputRows = 5;
-  REQUIRE(std::uint64_t{kRows} * kWidth >= detail::kStreamMinBytes);
-  const std::vector<std::uint8_t> in_data =
-      test::distinct_buffer<std::uint8_t>(kInputRows * kWidth);
-  std::vector<std::int32_t> rows(kRows);
-  for (std::uint32_t i = 0; i < kRows; ++i) {
-    // -5 .. 4: negative indices count from the end.
-    rows[i] = static_cast<std::int32_t>((i * 7u) % (2 * kInputRows)) -
-              static_cast<std::int32_t>(kInputRows);
+  // Output {rows, width} UINT8 (8 MiB, kStreamMinBytes) gathers rows of a {5, width} input: the
+  // fast path streams the slices, 256-byte ones anywhere, 64-byte ones because they lie back to
+  // back in the output (kStreamMinPackedRunBytes). Checked row by row against the input row each
+  // index selects (the golden loop over 8 Mi elements would be slow under sanitizers).
+  constexpr std::uint32_t kInputRows = 5;
+  for (const std::uint32_t width : {256u, 64u}) {
+    const std::uint32_t rows = (8u << 20) / width;
+    CAPTURE(width);
+    REQUIRE(std::uint64_t{rows} * width >= detail::kStreamMinBytes);
+    const std::vector<std::uint8_t> in_data =
+        test::distinct_buffer<std::uint8_t>(kInputRows * width);
+    std::vector<std::int32_t> index(rows);
+    for (std::uint32_t i = 0; i < rows; ++i) {
+      // -5 .. 4: negative indices count from the end.
+      index[i] = static_cast<std::int32_t>((i * 7u) % (2 * kInputRows)) -
+                 static_cast<std::int32_t>(kInputRows);
+    }
+    std::vector<std::uint8_t> out(std::size_t{rows} * width, kSentinel);
+    gather_nd1<std::uint8_t, std::int32_t>(
+        TensorView<const std::uint8_t>(in_data.data(), {kInputRows, width}),
+        TensorView<const std::int32_t>(index.data(), {rows, 1}),
+        TensorView<std::uint8_t>(out.data(), {rows, width}), 2, 2, 0);
+    std::uint32_t wrong = 0;
+    for (std::uint32_t i = 0; i < rows; ++i) {
+      const std::int32_t r =
+          index[i] < 0 ? index[i] + static_cast<std::int32_t>(kInputRows) : index[i];
+      wrong += std::memcmp(out.data() + std::size_t{i} * width,
+                           in_data.data() + static_cast<std::size_t>(r) * width, width) != 0;
+    }
+    CHECK(wrong == 0);
   }
-  std::vector<std::uint8_t> out(std::size_t{kRows} * kWidth, kSentinel);
-  gather_nd1<std::uint8_t, std::int32_t>(
-      TensorView<const std::uint8_t>(in_data.data(), {kInputRows, kWidth}),
-      TensorView<const std::int32_t>(rows.data(), {kRows, 1}),
-      TensorView<std::uint8_t>(out.data(), {kRows, kWidth}), 2, 2, 0);
-  std::uint32_t wrong = 0;
-  for (std::uint32_t i = 0; i < kRows; ++i) {
-    const std::int32_t r = rows[i] < 0 ? rows[i] + static_cast<std::int32_t>(kInputRows) : rows[i];
-    wrong += std::memcmp(out.data() + std::size_t{i} * kWidth,
-                         in_data.data() + static_cast<std::size_t>(r) * kWidth, kWidth) != 0;
-  }
-  CHECK(wrong == 0);
 }
 
 TEST_CASE_TEMPLATE("strided_copy of transposes in tiles equals reference_copy", T,

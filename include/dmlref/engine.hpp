@@ -288,10 +288,13 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
           ? positions
           : std::max({std::uint64_t{1}, slab_bytes / position_bytes,
                       (slab_bytes / 16 * run_blocks + position_bytes - 1) / position_bytes});
-  // In a streaming copy, runs of kStreamMinRunBytes or more stream, as in every other copy.
-  // Streaming 64-byte runs too was slower (bench_table, idle, same run: JOIN of 64-byte rows at
-  // 16 MiB 0.54-0.58 of memcpy streamed, 0.67-0.70 not; at 256 MiB 0.95-0.99 against 1.01-1.07).
-  const std::uint64_t stream_min = stream ? kStreamMinRunBytes : 0;
+  // In a streaming copy, runs of a cache line or more stream: JOIN writes a row of the whole from
+  // its blocks' runs side by side, SPLIT each piece's rows one after another, so narrow runs
+  // still fill whole lines between them (kStreamMinPackedRunBytes). (That
+  // measured slower while copy_bytes_streaming called memcpy for each run's ends; with inline
+  // ends, JOIN/SPLIT of 64-byte rows at 16 MiB read 0.77-0.96 of memcpy streamed against
+  // 0.59-0.81 not, bench_table, same runs.)
+  const std::uint64_t stream_min = stream ? kStreamMinPackedRunBytes : 0;
   std::array<BlockRun, kBlockGroup> runs;
   for (std::uint64_t begin = 0; begin < positions; begin += rows) {
     const std::uint64_t end = std::min(positions, begin + rows);
@@ -343,11 +346,6 @@ enum class RowMove : std::uint8_t { Element, Fixed, Run, Stream, Plan };
 inline constexpr std::uint64_t kPrefetchAheadBytes = 4096;
 inline constexpr std::uint64_t kMaxPrefetchRows = 32;
 
-// Gathered rows at least this long are streamed (in a large output) when they lie back to back
-// in the output, so consecutive rows fill whole cache lines between them: 64-byte rows went from
-// 0.36 to 0.66 of memcpy at 16 MiB, the stores no longer reading each output line first.
-inline constexpr std::uint64_t kStreamMinPackedRowBytes = 64;
-
 // Rows gathered from the input at offsets read out of an index tensor. `grid` walks the rows with
 // three operands: 0 the position of the row's indices, 1 a base input offset the indices add to,
 // 2 the row's output offset. `row` is the plan of one row (operand 0 the input, 1 the output).
@@ -377,11 +375,13 @@ inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
   if (row.rank == 1 && row.sizes[0] == 1) {
     plan.move = RowMove::Element;
   } else if (row.rank == 1) {
+    // Rows back to back in the output (gathered rows of 64 bytes: 0.36 to 0.66 of memcpy at
+    // 16 MiB streamed, in a loop over precomputed offsets).
     const bool packed = grid.rank != 0 && grid.inner_stride(2) == static_cast<std::int64_t>(
                                                                      row.sizes[0]);
     const bool stream = unit && output_bytes >= kStreamMinBytes &&
                         (bytes >= kStreamMinRunBytes ||
-                         (packed && bytes >= kStreamMinPackedRowBytes));
+                         (packed && bytes >= kStreamMinPackedRunBytes));
     const bool fixed = unit && is_fixed_row_size(bytes);
     plan.move = stream ? RowMove::Stream : fixed ? RowMove::Fixed : RowMove::Run;
     plan.row_bytes = bytes;

@@ -315,6 +315,11 @@ inline constexpr std::uint64_t kStreamMinBytes = std::uint64_t{8} << 20;
 // is only partly written costs more than it saves.
 inline constexpr std::uint64_t kStreamMinRunBytes = 256;
 
+// Runs written back to back (each starting where the one before ended, as a JOIN's blocks fill a
+// row of the whole, or gathered rows fill a packed output) stream from one cache line: together
+// they fill whole lines, so streaming still saves reading each line before it is written.
+inline constexpr std::uint64_t kStreamMinPackedRunBytes = 64;
+
 // memcpy(dst, src, bytes) for non-overlapping ranges, writing with non-temporal stores where the
 // target has them (x86-64: SSE2 movntdq on the 16-byte aligned middle, ordinary copies for the
 // ends). The caller issues stream_fence() before anyone else may read the destination.
