@@ -492,6 +492,55 @@ void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offset
   if (plan.move == RowMove::Stream) stream_fence();
 }
 
+// Rows addressed by tuples of indices, the context of index_tuple_offsets: a tuple's `coords`
+// indices lie `coord_step` apart in the index tensor, and its index j selects along an input
+// dimension of size dim_size[j] and stride dim_stride[j].
+struct IndexTuples {
+  const void* indices = nullptr;
+  std::array<std::uint64_t, kMaxRank> dim_size{};
+  std::array<std::int64_t, kMaxRank> dim_stride{};
+  std::uint32_t coords = 0;
+  std::int64_t coord_step = 0;
+  bool clamp = false;  // IndexPolicy::Clamp; otherwise every index was proven in range
+};
+static_assert(std::is_trivially_copyable_v<IndexTuples>);
+
+// The RowOffsetsFn of tuples of I indices: each row's base offset plus, per index, the element it
+// selects (the negative-index rule, then clamping under `clamp`) times its dimension's stride.
+template <IndexElement I>
+void index_tuple_offsets(const void* context, std::int64_t first, std::int64_t step,
+                         std::int64_t base, std::int64_t base_step, std::uint64_t count,
+                         std::int64_t* offsets) {
+  const IndexTuples& t = *static_cast<const IndexTuples*>(context);
+  const I* const t0 = static_cast<const I*>(t.indices) + first;
+  if (t.coords == 1 && !t.clamp) {  // the common shape: a loop with no inner loop
+    const std::uint64_t size = t.dim_size[0];
+    const std::int64_t stride = t.dim_stride[0];
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      offsets[i] = base + ii * base_step +
+                   static_cast<std::int64_t>(wrap_index(t0[ii * step], size)) * stride;
+    }
+    return;
+  }
+  const std::array<std::uint64_t, kMaxRank> sizes = t.dim_size;
+  const std::array<std::int64_t, kMaxRank> strides = t.dim_stride;
+  const std::uint32_t coords = t.coords;
+  const std::int64_t cstep = t.coord_step;
+  const bool clamped = t.clamp;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto ii = static_cast<std::int64_t>(i);
+    const I* const tuple = t0 + ii * step;
+    std::int64_t offset = base + ii * base_step;
+    for (std::uint32_t j = 0; j < coords; ++j) {
+      const I value = tuple[static_cast<std::int64_t>(j) * cstep];
+      const std::uint64_t c = clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
+      offset += static_cast<std::int64_t>(c) * strides[j];
+    }
+    offsets[i] = offset;
+  }
+}
+
 // ---- elements scattered by index ---------------------------------------------------------------
 
 // Elements moved to offsets read out of an index tensor: `walk` has three operands, 0 the

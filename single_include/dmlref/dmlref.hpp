@@ -4,10 +4,11 @@
 //   dmlref/compare.hpp dmlref/core.hpp dmlref/data_type.hpp dmlref/device.hpp dmlref/dmlref.hpp
 //   dmlref/engine.hpp dmlref/engine_simd.hpp dmlref/error.hpp dmlref/feature_level.hpp
 //   dmlref/fill.hpp dmlref/float16.hpp dmlref/indices.hpp dmlref/layout.hpp dmlref/mapping.hpp
-//   dmlref/mapping_plans.hpp dmlref/npy.hpp dmlref/ops/gather_nd1.hpp dmlref/ops/join.hpp
-//   dmlref/ops/operator.hpp dmlref/ops/pieces.hpp dmlref/ops/reverse_subsequences.hpp
-//   dmlref/ops/scatter.hpp dmlref/ops/split.hpp dmlref/scatter_check.hpp dmlref/strided_copy.hpp
-//   dmlref/tensor_desc.hpp dmlref/tensor_view.hpp dmlref/validation.hpp dmlref/version.hpp
+//   dmlref/mapping_plans.hpp dmlref/npy.hpp dmlref/ops/gather_nd1.hpp
+//   dmlref/ops/gather_nd1_sizes.hpp dmlref/ops/join.hpp dmlref/ops/operator.hpp
+//   dmlref/ops/pieces.hpp dmlref/ops/reverse_subsequences.hpp dmlref/ops/scatter.hpp
+//   dmlref/ops/split.hpp dmlref/scatter_check.hpp dmlref/strided_copy.hpp dmlref/tensor_desc.hpp
+//   dmlref/tensor_view.hpp dmlref/validation.hpp dmlref/version.hpp
 #pragma once
 
 // ---- begin dmlref/dmlref.hpp --------------------------------------------------------------------
@@ -2169,7 +2170,9 @@ inline void copy_bytes_streaming(void* dst, const void* src, std::size_t bytes) 
   const auto* s = static_cast<const unsigned char*>(src);
   const std::size_t misalign = reinterpret_cast<std::uintptr_t>(d) % 16;
   const std::size_t head = std::min(bytes, misalign == 0 ? std::size_t{0} : 16 - misalign);
-  std::memcpy(d, s, head);
+  // The ends are under 16 bytes: inline copies, not two calls of memcpy per run (a third of the
+  // time of streaming 64-byte gathered rows).
+  copy_bytes_short(d, s, head);
   std::size_t i = head;
   for (; i + 64 <= bytes; i += 64) {
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
@@ -2185,7 +2188,7 @@ inline void copy_bytes_streaming(void* dst, const void* src, std::size_t bytes) 
     _mm_stream_si128(reinterpret_cast<__m128i*>(d + i),
                      _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
   }
-  std::memcpy(d + i, s + i, bytes - i);
+  copy_bytes_short(d + i, s + i, bytes - i);
 #else
   std::memcpy(dst, src, bytes);
 #endif
@@ -2839,6 +2842,13 @@ DMLREF_TARGET_AVX2 inline void reverse_row_avx2(const unsigned char* s, unsigned
   }
 }
 
+// Rows of REVERSE_SUBSEQUENCES up to this size are prefetched kReversePrefetchRows rows ahead. A
+// row read partly backwards (its reversed part) and partly forwards, its split varying from row
+// to row, is a pattern the hardware prefetchers follow poorly: bench_table's reverse_inner ({N, 256}
+// float32, random lengths) went from 0.64 to 0.93-1.24 of memcpy at 16 MiB (2 rows ahead: 0.79).
+inline constexpr std::size_t kReversePrefetchRowBytes = 4096;
+inline constexpr std::uint64_t kReversePrefetchRows = 4;
+
 // `count` rows, row j at src + j * src_step and dst + j * dst_step (bytes), each `row_bytes` long
 // with its first lengths[j] elements reversed: the contiguous case of ReversedRuns, a chunk of
 // rows per call.
@@ -2847,8 +2857,13 @@ DMLREF_TARGET_AVX2 void reverse_rows_avx2(const unsigned char* src, std::int64_t
                                           unsigned char* dst, std::int64_t dst_step,
                                           const std::uint64_t* lengths, std::uint64_t count,
                                           std::size_t row_bytes) noexcept {
+  const bool fetch = row_bytes <= kReversePrefetchRowBytes;
   for (std::uint64_t j = 0; j < count; ++j) {
     const auto jj = static_cast<std::int64_t>(j);
+    if (fetch && j + kReversePrefetchRows < count) {
+      prefetch_bytes(src + static_cast<std::int64_t>(j + kReversePrefetchRows) * src_step,
+                     row_bytes);
+    }
     reverse_row_avx2<Bytes>(src + jj * src_step, dst + jj * dst_step,
                             static_cast<std::size_t>(lengths[j]) * Bytes, row_bytes);
   }
@@ -3644,8 +3659,15 @@ enum class RowMove : std::uint8_t { Element, Fixed, Run, Stream, Plan };
 // Rows sit at data-dependent places no hardware prefetcher predicts, so each is prefetched this
 // many bytes of rows ahead of its move (at least kPrefetchTuples rows, at most kMaxPrefetchRows):
 // short rows cost little to move, so they need more of them in flight to cover the latency.
-inline constexpr std::uint64_t kPrefetchAheadBytes = 2048;
+// bench_table, 16 MiB, rows by a random permutation: 4 KiB ahead against 2 KiB took 256-byte
+// rows from 0.87 to 1.03 of memcpy, 64-byte rows (streamed) from 0.62 to 0.66.
+inline constexpr std::uint64_t kPrefetchAheadBytes = 4096;
 inline constexpr std::uint64_t kMaxPrefetchRows = 32;
+
+// Gathered rows at least this long are streamed (in a large output) when they lie back to back
+// in the output, so consecutive rows fill whole cache lines between them: 64-byte rows went from
+// 0.36 to 0.66 of memcpy at 16 MiB, the stores no longer reading each output line first.
+inline constexpr std::uint64_t kStreamMinPackedRowBytes = 64;
 
 // Rows gathered from the input at offsets read out of an index tensor. `grid` walks the rows with
 // three operands: 0 the position of the row's indices, 1 a base input offset the indices add to,
@@ -3676,7 +3698,11 @@ inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
   if (row.rank == 1 && row.sizes[0] == 1) {
     plan.move = RowMove::Element;
   } else if (row.rank == 1) {
-    const bool stream = unit && bytes >= kStreamMinRunBytes && output_bytes >= kStreamMinBytes;
+    const bool packed = grid.rank != 0 && grid.inner_stride(2) == static_cast<std::int64_t>(
+                                                                     row.sizes[0]);
+    const bool stream = unit && output_bytes >= kStreamMinBytes &&
+                        (bytes >= kStreamMinRunBytes ||
+                         (packed && bytes >= kStreamMinPackedRowBytes));
     const bool fixed = unit && is_fixed_row_size(bytes);
     plan.move = stream ? RowMove::Stream : fixed ? RowMove::Fixed : RowMove::Run;
     plan.row_bytes = bytes;
@@ -3785,6 +3811,55 @@ void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offset
     }
   });
   if (plan.move == RowMove::Stream) stream_fence();
+}
+
+// Rows addressed by tuples of indices, the context of index_tuple_offsets: a tuple's `coords`
+// indices lie `coord_step` apart in the index tensor, and its index j selects along an input
+// dimension of size dim_size[j] and stride dim_stride[j].
+struct IndexTuples {
+  const void* indices = nullptr;
+  std::array<std::uint64_t, kMaxRank> dim_size{};
+  std::array<std::int64_t, kMaxRank> dim_stride{};
+  std::uint32_t coords = 0;
+  std::int64_t coord_step = 0;
+  bool clamp = false;  // IndexPolicy::Clamp; otherwise every index was proven in range
+};
+static_assert(std::is_trivially_copyable_v<IndexTuples>);
+
+// The RowOffsetsFn of tuples of I indices: each row's base offset plus, per index, the element it
+// selects (the negative-index rule, then clamping under `clamp`) times its dimension's stride.
+template <IndexElement I>
+void index_tuple_offsets(const void* context, std::int64_t first, std::int64_t step,
+                         std::int64_t base, std::int64_t base_step, std::uint64_t count,
+                         std::int64_t* offsets) {
+  const IndexTuples& t = *static_cast<const IndexTuples*>(context);
+  const I* const t0 = static_cast<const I*>(t.indices) + first;
+  if (t.coords == 1 && !t.clamp) {  // the common shape: a loop with no inner loop
+    const std::uint64_t size = t.dim_size[0];
+    const std::int64_t stride = t.dim_stride[0];
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      offsets[i] = base + ii * base_step +
+                   static_cast<std::int64_t>(wrap_index(t0[ii * step], size)) * stride;
+    }
+    return;
+  }
+  const std::array<std::uint64_t, kMaxRank> sizes = t.dim_size;
+  const std::array<std::int64_t, kMaxRank> strides = t.dim_stride;
+  const std::uint32_t coords = t.coords;
+  const std::int64_t cstep = t.coord_step;
+  const bool clamped = t.clamp;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto ii = static_cast<std::int64_t>(i);
+    const I* const tuple = t0 + ii * step;
+    std::int64_t offset = base + ii * base_step;
+    for (std::uint32_t j = 0; j < coords; ++j) {
+      const I value = tuple[static_cast<std::int64_t>(j) * cstep];
+      const std::uint64_t c = clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
+      offset += static_cast<std::int64_t>(c) * strides[j];
+    }
+    offsets[i] = offset;
+  }
 }
 
 // ---- elements scattered by index ---------------------------------------------------------------
@@ -4045,18 +4120,19 @@ inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const void* i
   const std::int64_t out_inner = plan.walk.inner_stride(2) * w;
   const auto* const src = static_cast<const unsigned char*>(in);
   auto* const dst = static_cast<unsigned char*>(out);
+  const std::size_t row = n * element_bytes;
   walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
                                    std::uint64_t count) {
     std::array<std::uint64_t, kIndexChunk> length;
     lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
     const unsigned char* const s = src + o[0] * w + start * in_inner;
     unsigned char* const d = dst + o[2] * w + start * out_inner;
-    const std::size_t row = n * element_bytes;
+    const std::uint64_t* const l = length.data();
     switch (element_bytes) {
-      case 1: return reverse_rows_avx2<1>(s, in_inner, d, out_inner, length.data(), count, row);
-      case 2: return reverse_rows_avx2<2>(s, in_inner, d, out_inner, length.data(), count, row);
-      case 4: return reverse_rows_avx2<4>(s, in_inner, d, out_inner, length.data(), count, row);
-      default: return reverse_rows_avx2<8>(s, in_inner, d, out_inner, length.data(), count, row);
+      case 1: return reverse_rows_avx2<1>(s, in_inner, d, out_inner, l, count, row);
+      case 2: return reverse_rows_avx2<2>(s, in_inner, d, out_inner, l, count, row);
+      case 4: return reverse_rows_avx2<4>(s, in_inner, d, out_inner, l, count, row);
+      default: return reverse_rows_avx2<8>(s, in_inner, d, out_inner, l, count, row);
     }
   });
 }
@@ -4084,6 +4160,9 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
     // L1 cache (kSlabBytes), so each source row a group reads from stays cached until all are done.
     const std::uint64_t group =
         std::clamp<std::uint64_t>(kSlabBytes / (n * sizeof(W)), 16, kIndexChunk);
+    std::uint64_t output_bytes = n * sizeof(W);
+    for (std::uint32_t d = 0; d < plan.walk.rank; ++d) output_bytes *= plan.walk.sizes[d];
+    const bool stream = output_bytes >= kStreamMinBytes;
     walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
                                      std::uint64_t count) {
       std::array<std::uint64_t, kIndexChunk> length;
@@ -4095,10 +4174,20 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
       const std::uint64_t l0 = length[0];
       if (std::all_of(length.begin(), length.begin() + static_cast<std::ptrdiff_t>(count),
                       [l0](std::uint64_t l) { return l == l0; })) {
-        for (std::uint64_t a = 0; a < axis_size; ++a) {
-          const auto at = static_cast<std::int64_t>(a);
-          const auto from = static_cast<std::int64_t>(reversed_source(a, l0, axis_size));
-          copy_run(src + from * ia, is, dst + at * oa, os, count);
+        // Rows are visited in source order: reversal is its own inverse, so source row `from`
+        // goes to output row reversed_source(from). The reads then form one ascending stream the
+        // prefetcher follows; the writes go out in descending rows, which streaming stores do not
+        // mind (16 MiB REVERSE along axis 0, bench_table: 0.41 of memcpy in output order).
+        const std::size_t row_bytes = count * sizeof(W);
+        const bool stream_rows = stream && is == 1 && os == 1 && row_bytes >= kStreamMinRunBytes;
+        for (std::uint64_t f = 0; f < axis_size; ++f) {
+          const auto from = static_cast<std::int64_t>(f);
+          const auto at = static_cast<std::int64_t>(reversed_source(f, l0, axis_size));
+          if (stream_rows) {
+            copy_bytes_streaming(dst + at * oa, src + from * ia, row_bytes);
+          } else {
+            copy_run(src + from * ia, is, dst + at * oa, os, count);
+          }
         }
         return;
       }
@@ -4114,6 +4203,7 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
         }
       }
     });
+    if (stream) stream_fence();
     return;
   }
 #if DMLREF_ENGINE_AVX2
@@ -5663,82 +5753,53 @@ inline constexpr int kVersion =
 // dmlref: GATHER_ND1 (DML_GATHER_ND1_OPERATOR_DESC, operator type 140). Gathers whole sub-blocks of
 // the input addressed by index tuples, with optional batch dimensions:
 //   output[batch, ...] = input[batch, indices[batch, ...], ...]
-// Rules: docs/gather_nd1.md (G1-G10), docs/tensors.md (T1-T13).
+// Rules: docs/gather_nd1.md (G1-G10), docs/tensors.md (T1-T13). Here: G1-G3, the feature-level
+// tables and G10; the output sizes and their rules G4-G9 in ops/gather_nd1_sizes.hpp (included);
+// T1-T13 in validation.hpp and tensor_desc.hpp. The fast path is the engine's RowGather of rows
+// at offsets read from IndexTuples (engine.hpp).
 //
 // Notation (the spec's): R the shared DimensionCount; r, q, b the InputDimensionCount,
 // IndicesDimensionCount and BatchDimensionCount; m = IndicesTensor.Sizes[R-1], the coordinates per
 // index tuple; k = r - b - m, the trailing input dimensions copied whole. All three tensors are
 // right-aligned: their meaningful dimensions are the last ones, and the leading ones are 1.
+//
+//   typed:   validate_gather_nd1(input, indices, output, r, q, b, options)
+//            gather_nd1(...), reference::gather_nd1(...)  the plain loop, validating
+//   runtime: validate_gather_nd1(desc, options)
+//            validate_gather_nd1(desc, input, indices, output, options)
+//            gather_nd1(desc, ...), reference::gather_nd1(desc, ...)
+//   sizes:   infer_gather_nd1_output_sizes(input_sizes, indices_sizes, r, q, b)
 
-#include <algorithm>
 #include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+// ---- begin dmlref/ops/gather_nd1_sizes.hpp ------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_OPS_GATHER_ND1_SIZES_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_OPS_GATHER_ND1_SIZES_HPP
+// dmlref: GATHER_ND1's output sizes (the spec's "Output sizes"), from the input's and the indices'
+// sizes alone: infer_gather_nd1_output_sizes, the shape inference a framework runs before it
+// allocates the output (ONNX Runtime's and WebNN's), and G9, the check that the output's sizes
+// equal it. On the way it checks the rules about sizes: T2-T4 on the sizes themselves, G1 between
+// input and indices, G4-G8 and G9. The operator (ops/gather_nd1.hpp, which includes this header)
+// checks the rest. Needs only layout.hpp, so a framework can include it on its own.
+
 #include <cstdint>
 #include <initializer_list>
 #include <span>
-#include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
-// ---- begin dmlref/ops/operator.hpp --------------------------------------------------------------
-#ifndef DMLREF_SINGLE_HEADER_DMLREF_OPS_OPERATOR_HPP
-#define DMLREF_SINGLE_HEADER_DMLREF_OPS_OPERATOR_HPP
-// dmlref: what every operator header (ops/*.hpp) builds on, included once here so that each of
-// them adds only its own story: data types, errors and the feature-level tables; layouts, views
-// and the runtime tensor description with the rules every operator checks (T1-T13:
-// validation.hpp, tensor_desc.hpp); the index rules (indices.hpp); the engine that executes plans
-// by element width (engine.hpp, strided_copy.hpp); and the device-usable mapping that the
-// reference loops call (mapping_plans.hpp).
-
-#endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_OPERATOR_HPP
-// ---- end dmlref/ops/operator.hpp ----------------------------------------------------------------
 
 namespace dmlref {
 
-// The page's "Tensor support" tables. InputTensor and OutputTensor share a row; IndicesTensor has
-// its own. The operator itself exists from 3_0 on.
-inline constexpr FeatureLevel kGatherNd1IntroducedLevel = FeatureLevel::k3_0;
-inline constexpr SupportRow kGatherNd1DataSupport[] = {
-    {FeatureLevel::k4_1, 1, kMaxRank, kAllTypes},
-    {FeatureLevel::k3_0, 1, kMaxRank,
-     DataTypeSet{DataType::Float32, DataType::Float16, DataType::Int32, DataType::Int16,
-                 DataType::Int8, DataType::UInt32, DataType::UInt16, DataType::UInt8}},
-};
-inline constexpr SupportRow kGatherNd1IndicesSupport[] = {
-    {FeatureLevel::k4_1, 1, kMaxRank, kIndexTypes},
-    {FeatureLevel::k3_0, 1, kMaxRank, kIndexTypes},
-};
-
-struct GatherNd1Options {
-  FeatureLevel feature_level = kLatestFeatureLevel;
-  // G10: an index outside the dimension it addresses is an error unless the caller opts in to
-  // clamping (DirectML documents no result for it).
-  IndexPolicy index_policy = IndexPolicy::Error;
-};
-
-// Mirrors DML_GATHER_ND1_OPERATOR_DESC field for field (buffer tensor descriptions only).
-struct GatherNd1OperatorDesc {
-  const BufferTensorDesc* InputTensor = nullptr;
-  const BufferTensorDesc* IndicesTensor = nullptr;
-  const BufferTensorDesc* OutputTensor = nullptr;
-  std::uint32_t InputDimensionCount = 0;
-  std::uint32_t IndicesDimensionCount = 0;
-  std::uint32_t BatchDimensionCount = 0;
-};
-
 namespace detail {
-
 inline constexpr std::string_view kGatherNd1Name = "GATHER_ND1";
-
-inline void check_gather_nd1_options(const GatherNd1Options& options) {
-  if (options.index_policy != IndexPolicy::Error && options.index_policy != IndexPolicy::Clamp) {
-    fail(ErrorCode::InvalidOption, kGatherNd1Name, ": index_policy is ",
-         static_cast<unsigned>(options.index_policy),
-         "; it must be IndexPolicy::Error or IndexPolicy::Clamp");
-  }
-  check_target_level(kGatherNd1Name, options.feature_level, kGatherNd1IntroducedLevel);
-}
-
 }  // namespace detail
 
 // The output sizes GATHER_ND1 produces for these input and indices sizes (the spec's "Output
@@ -5861,9 +5922,12 @@ inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
 
 namespace detail {
 
-// G9: the given output sizes equal the inferred ones exactly.
-inline void check_gather_nd1_output_sizes(const Layout& output,
-                                          const std::vector<std::uint32_t>& inferred) {
+// G4-G9 on the operator's tensors: the output sizes inferred from the input's and the indices',
+// then G9, the given output sizes equal to them exactly.
+inline void check_gather_nd1_sizes(const Layout& input, const Layout& indices, const Layout& output,
+                                   std::uint32_t r, std::uint32_t q, std::uint32_t b) {
+  const std::vector<std::uint32_t> inferred =
+      infer_gather_nd1_output_sizes(input.size_span(), indices.size_span(), r, q, b);
   const std::span<const std::uint32_t> expected(inferred);
   bool same = output.rank == inferred.size();
   for (std::uint32_t d = 0; same && d < output.rank; ++d) same = output.sizes[d] == inferred[d];
@@ -5876,10 +5940,72 @@ inline void check_gather_nd1_output_sizes(const Layout& output,
   }
 }
 
+}  // namespace detail
+
+}  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_GATHER_ND1_SIZES_HPP
+// ---- end dmlref/ops/gather_nd1_sizes.hpp --------------------------------------------------------
+// ---- begin dmlref/ops/operator.hpp --------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_OPS_OPERATOR_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_OPS_OPERATOR_HPP
+// dmlref: what every operator header (ops/*.hpp) builds on, included once here so that each of
+// them adds only its own story: data types, errors and the feature-level tables; layouts, views
+// and the runtime tensor description with the rules every operator checks (T1-T13:
+// validation.hpp, tensor_desc.hpp); the index rules (indices.hpp); the engine that executes plans
+// by element width (engine.hpp, strided_copy.hpp); and the device-usable mapping that the
+// reference loops call (mapping_plans.hpp).
+
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_OPERATOR_HPP
+// ---- end dmlref/ops/operator.hpp ----------------------------------------------------------------
+
+namespace dmlref {
+
+// The page's "Tensor support" tables. InputTensor and OutputTensor share a row; IndicesTensor has
+// its own. The operator itself exists from 3_0 on.
+inline constexpr FeatureLevel kGatherNd1IntroducedLevel = FeatureLevel::k3_0;
+inline constexpr SupportRow kGatherNd1DataSupport[] = {
+    {FeatureLevel::k4_1, 1, kMaxRank, kAllTypes},
+    {FeatureLevel::k3_0, 1, kMaxRank,
+     DataTypeSet{DataType::Float32, DataType::Float16, DataType::Int32, DataType::Int16,
+                 DataType::Int8, DataType::UInt32, DataType::UInt16, DataType::UInt8}},
+};
+inline constexpr SupportRow kGatherNd1IndicesSupport[] = {
+    {FeatureLevel::k4_1, 1, kMaxRank, kIndexTypes},
+    {FeatureLevel::k3_0, 1, kMaxRank, kIndexTypes},
+};
+
+struct GatherNd1Options {
+  FeatureLevel feature_level = kLatestFeatureLevel;
+  // G10: an index outside the dimension it addresses is an error unless the caller opts in to
+  // clamping (DirectML documents no result for it).
+  IndexPolicy index_policy = IndexPolicy::Error;
+};
+
+// Mirrors DML_GATHER_ND1_OPERATOR_DESC field for field (buffer tensor descriptions only).
+struct GatherNd1OperatorDesc {
+  const BufferTensorDesc* InputTensor = nullptr;
+  const BufferTensorDesc* IndicesTensor = nullptr;
+  const BufferTensorDesc* OutputTensor = nullptr;
+  std::uint32_t InputDimensionCount = 0;
+  std::uint32_t IndicesDimensionCount = 0;
+  std::uint32_t BatchDimensionCount = 0;
+};
+
+namespace detail {
+
+inline void check_gather_nd1_options(const GatherNd1Options& options) {
+  if (options.index_policy != IndexPolicy::Error && options.index_policy != IndexPolicy::Clamp) {
+    fail(ErrorCode::InvalidOption, kGatherNd1Name, ": index_policy is ",
+         static_cast<unsigned>(options.index_policy),
+         "; it must be IndexPolicy::Error or IndexPolicy::Clamp");
+  }
+  check_target_level(kGatherNd1Name, options.feature_level, kGatherNd1IntroducedLevel);
+}
+
 // G1, G2, G3, the feature-level tables, then G4-G9, on tensors that passed T1-T12; shared by both
 // layers so each rule lives once (on the typed layer G2 and G3 hold by construction: one element
-// type T, and I an IndexElement). Returns the output sizes.
-inline std::vector<std::uint32_t> check_gather_nd1_rules(
+// type T, and I an IndexElement).
+inline void check_gather_nd1_rules(
     const Layout& input, DataType input_type, const Layout& indices, DataType indices_type,
     const Layout& output, DataType output_type, std::uint32_t r, std::uint32_t q, std::uint32_t b,
     FeatureLevel target) {
@@ -5904,39 +6030,15 @@ inline std::vector<std::uint32_t> check_gather_nd1_rules(
   check_support(op, "InputTensor", input.rank, input_type, kGatherNd1DataSupport, target);
   check_support(op, "IndicesTensor", indices.rank, indices_type, kGatherNd1IndicesSupport, target);
   check_support(op, "OutputTensor", output.rank, output_type, kGatherNd1DataSupport, target);
-  std::vector<std::uint32_t> sizes =
-      infer_gather_nd1_output_sizes(input.size_span(), indices.size_span(), r, q, b);
-  check_gather_nd1_output_sizes(output, sizes);
-  return sizes;
-}
-
-// G10 over every index in row-major order of the indices, the message naming the first bad one.
-// Only reached once a faster pass found a bad index (or directly, for a caller that wants it).
-template <IndexElement I>
-void check_gather_nd1_indices_by_coordinate(TensorView<const I> indices, const Layout& input,
-                                            std::uint32_t r, std::uint32_t b) {
-  const std::uint32_t rank = indices.rank();
-  // Tuple coordinate j addresses input dimension R - r + b + j (after the leading 1s and batches).
-  const std::uint32_t first = rank - r + b;
-  for_each_coordinate(indices.layout(), [&](const Coord& u) {
-    const std::uint32_t dim = first + u[rank - 1];
-    const std::uint64_t n = input.sizes[dim];
-    const I value = indices[u];
-    if (!normalize_index(value, n)) {
-      fail(ErrorCode::G10, kGatherNd1Name, ": IndicesTensor",
-           coordinate_string(u, rank), " is ", value, " but InputTensor.Sizes[", dim,
-           "] is ", n, "; indices must lie in ", legal_index_range<I>(n));
-    }
-  });
+  check_gather_nd1_sizes(input, indices, output, r, q, b);  // G4-G9: gather_nd1_sizes.hpp
 }
 
 // The tuple grid (IndicesTensor without its last dimension) as one plan over three operands:
 // 0 the tuple's first index, 1 the input offset of its batch coordinates (indices dimension
 // R - q + j is input dimension R - r + j), 2 the output offset of its slice (tuple dimension i is
-// output dimension `lead` + i). Planned with the strided-copy core, so walking it costs one add
-// per tuple and operand.
-// `output` may be null (a pass that writes nothing): its operand's strides are then 0.
-inline CopyPlan gather_nd1_tuple_plan(const Layout& indices, const Layout& input,
+// output dimension `lead` + i; strides 0 without an output, for a pass that writes nothing).
+// Planned with the strided-copy core, so walking it costs one add per tuple and operand.
+inline CopyPlan gather_nd1_tuple_grid(const Layout& indices, const Layout& input,
                                       const Layout* output, std::uint32_t r, std::uint32_t q,
                                       std::uint32_t b, std::uint32_t lead) {
   const std::uint32_t rank = indices.rank;
@@ -5949,26 +6051,50 @@ inline CopyPlan gather_nd1_tuple_plan(const Layout& indices, const Layout& input
   return make_copy_plan(indices.size_span().first(rank - 1), strides);
 }
 
+// What a tuple's m indices address: index j selects along input dimension R - r + b + j (after
+// the leading 1s and the batch dimensions), resolved by G10's policy.
+inline IndexTuples gather_nd1_tuples(const Layout& indices, const Layout& input, std::uint32_t r,
+                                     std::uint32_t b, IndexPolicy policy, const void* data) {
+  const std::uint32_t rank = indices.rank;
+  IndexTuples tuples;
+  tuples.indices = data;
+  tuples.coords = indices.sizes[rank - 1];
+  for (std::uint32_t j = 0; j < tuples.coords; ++j) {
+    tuples.dim_size[j] = input.sizes[rank - r + b + j];
+    tuples.dim_stride[j] = input.strides[rank - r + b + j];
+  }
+  tuples.coord_step = indices.strides[rank - 1];
+  tuples.clamp = policy == IndexPolicy::Clamp;
+  return tuples;
+}
+
 // G10, a pass of its own that reads every index once and writes nothing: under IndexPolicy::Error
-// every index must lie in the input dimension its tuple position addresses. Branch-free per index
-// and in the index type's own width (legal_index_bounds), so the common pass costs little; the
-// first bad index is then named by the coordinate walk above.
+// every index lies in the input dimension its tuple position addresses. Branch-free, a position at
+// a time (its dimension's size a constant of the inner loop), in the index type's own width: the
+// common pass costs little. Only once it finds a bad index, a row-major walk names the first.
 template <IndexElement I>
 void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, std::uint32_t r,
                               std::uint32_t q, std::uint32_t b, IndexPolicy policy) {
   if (policy == IndexPolicy::Clamp) return;  // clamping gives every value a target
-  const std::uint32_t rank = indices.rank();
-  const std::uint32_t m = indices.size(rank - 1);
-  const std::uint32_t first = rank - r + b;
-  const CopyPlan grid = gather_nd1_tuple_plan(indices.layout(), input, nullptr, r, q, b, 0);
-  const std::int64_t coord_step = indices.stride(rank - 1);
+  const IndexTuples tuples = gather_nd1_tuples(indices.layout(), input, r, b, policy, nullptr);
+  const CopyPlan grid = gather_nd1_tuple_grid(indices.layout(), input, nullptr, r, q, b, 0);
   bool bad = false;
-  for (std::uint32_t j = 0; j < m && !bad; ++j) {
-    // One coordinate position at a time: its dimension size is a constant of the inner loop.
-    const I* const column = indices.data() + static_cast<std::int64_t>(j) * coord_step;
-    bad = !all_run_indices_legal<3>(grid, column, legal_index_bounds<I>(input.sizes[first + j]));
+  for (std::uint32_t j = 0; j < tuples.coords && !bad; ++j) {
+    const I* const column = indices.data() + static_cast<std::int64_t>(j) * tuples.coord_step;
+    bad = !all_run_indices_legal<3>(grid, column, legal_index_bounds<I>(tuples.dim_size[j]));
   }
-  if (bad) check_gather_nd1_indices_by_coordinate(indices, input, r, b);
+  if (!bad) return;
+  const std::uint32_t rank = indices.rank();
+  for_each_coordinate(indices.layout(), [&](const Coord& u) {
+    const std::uint32_t dim = rank - r + b + u[rank - 1];
+    const std::uint64_t n = input.sizes[dim];
+    const I value = indices[u];
+    if (!normalize_index(value, n)) {
+      fail(ErrorCode::G10, kGatherNd1Name, ": IndicesTensor",
+           coordinate_string(u, rank), " is ", value, " but InputTensor.Sizes[", dim,
+           "] is ", n, "; indices must lie in ", legal_index_range<I>(n));
+    }
+  });
 }
 
 // The golden loop: the spec's "Semantics", one output element at a time, over views that passed
@@ -5987,202 +6113,59 @@ void gather_nd1_reference(TensorView<const T> input, TensorView<const I> indices
   });
 }
 
-// What a tuple's coordinates address: the input dimension and stride of each (tuple position j
-// indexes input dimension R - r + b + j), and how an index becomes a coordinate (G10).
-struct GatherNd1Tuples {
-  const void* indices = nullptr;
-  std::array<std::uint64_t, kMaxRank> dim_size{};
-  std::array<std::int64_t, kMaxRank> dim_stride{};
-  std::uint32_t coords = 0;     // m
-  std::int64_t coord_step = 0;  // between a tuple's coordinates in IndicesTensor
-  bool clamp = false;
-};
-
 // The fast path's plan: the tuple grid's rows (each tuple's slice, the k trailing dimensions)
-// gathered by the engine, with the tuples' offsets read by gather_nd1_offsets.
+// gathered by the engine, at the input offsets index_tuple_offsets reads from the tuples.
 struct GatherNd1Plan {
   RowGather rows;
-  GatherNd1Tuples tuples;
+  IndexTuples tuples;
 };
 
 inline GatherNd1Plan plan_gather_nd1(const Layout& input, const Layout& indices,
                                      const Layout& output, std::size_t element_bytes,
                                      std::uint32_t r, std::uint32_t q, std::uint32_t b,
-                                     IndexPolicy policy) {
+                                     IndexPolicy policy, const void* indices_data) {
   const std::uint32_t rank = output.rank;
-  const std::uint32_t m = indices.sizes[rank - 1];
-  const std::uint32_t k = r - b - m;
+  const std::uint32_t k = r - b - indices.sizes[rank - 1];
   const std::uint32_t lead = rank - ((q - 1) + k);  // output dimension lead + i is tuple dim i
   std::array<std::array<std::int64_t, kMaxRank>, 2> slice_strides{};
   for (std::uint32_t s = 0; s < k; ++s) {
     slice_strides[0][s] = input.strides[rank - k + s];
     slice_strides[1][s] = output.strides[rank - k + s];
   }
-  GatherNd1Plan plan;
-  plan.rows = plan_row_gather(
-      gather_nd1_tuple_plan(indices, input, &output, r, q, b, lead),
-      make_copy_plan(input.size_span().subspan(rank - k, k), slice_strides), element_bytes,
-      output.element_count() * element_bytes);
-  for (std::uint32_t j = 0; j < m; ++j) {
-    plan.tuples.dim_size[j] = input.sizes[rank - r + b + j];
-    plan.tuples.dim_stride[j] = input.strides[rank - r + b + j];
-  }
-  plan.tuples.coords = m;
-  plan.tuples.coord_step = indices.strides[rank - 1];
-  plan.tuples.clamp = policy == IndexPolicy::Clamp;
-  return plan;
-}
-
-// The engine's RowOffsetsFn: the input offsets of `count` tuples. Under IndexPolicy::Error the
-// G10 pass proved wrap_index in range. The one place the fast path reads an index.
-template <IndexElement I>
-void gather_nd1_offsets(const void* context, std::int64_t first, std::int64_t step,
-                        std::int64_t base, std::int64_t base_step, std::uint64_t count,
-                        std::int64_t* offsets) {
-  const GatherNd1Tuples& t = *static_cast<const GatherNd1Tuples*>(context);
-  const I* const t0 = static_cast<const I*>(t.indices) + first;
-  if (t.coords == 1 && !t.clamp) {  // the common shape: a loop with no inner loop
-    const std::uint64_t size = t.dim_size[0];
-    const std::int64_t stride = t.dim_stride[0];
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const auto ii = static_cast<std::int64_t>(i);
-      offsets[i] = base + ii * base_step +
-                   static_cast<std::int64_t>(wrap_index(t0[ii * step], size)) * stride;
-    }
-    return;
-  }
-  const std::array<std::uint64_t, kMaxRank> sizes = t.dim_size;
-  const std::array<std::int64_t, kMaxRank> strides = t.dim_stride;
-  const std::uint32_t coords = t.coords;
-  const std::int64_t cstep = t.coord_step;
-  const bool clamped = t.clamp;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    const auto ii = static_cast<std::int64_t>(i);
-    const I* const tuple = t0 + ii * step;
-    std::int64_t offset = base + ii * base_step;
-    for (std::uint32_t j = 0; j < coords; ++j) {
-      const I value = tuple[static_cast<std::int64_t>(j) * cstep];
-      const std::uint64_t c = clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
-      offset += static_cast<std::int64_t>(c) * strides[j];
-    }
-    offsets[i] = offset;
-  }
-}
-
-// The plan executed by element width, with offsets read by `offsets_of` (gather_nd1_offsets of
-// the index type).
-template <class W>
-void gather_nd1_by_width(const TensorView<const W>& input, const Layout& indices,
-                         const void* indices_data, const TensorView<W>& output, std::uint32_t r,
-                         std::uint32_t q, std::uint32_t b, IndexPolicy policy,
-                         RowOffsetsFn offsets_of) {
-  GatherNd1Plan plan =
-      plan_gather_nd1(input.layout(), indices, output.layout(), sizeof(W), r, q, b, policy);
-  plan.tuples.indices = indices_data;
-  gather_rows(plan.rows, input.data(), output.data(), offsets_of, &plan.tuples);
-}
-
-// The fast path, over views that passed validation except G10: the G10 pass (reads the indices,
-// writes nothing), then the plan.
-template <class T, IndexElement I>
-void gather_nd1_fast(TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
-                     std::uint32_t r, std::uint32_t q, std::uint32_t b, IndexPolicy policy) {
-  check_gather_nd1_indices(indices, input.layout(), r, q, b, policy);
-  gather_nd1_by_width<BitsOf<T>>(width_view(input), indices.layout(), indices.data(),
-                                 width_view(output), r, q, b, policy, &gather_nd1_offsets<I>);
-}
-
-// Everything the runtime layer knows after validating the descriptions.
-struct GatherNd1Validated {
-  ValidatedTensor input;
-  ValidatedTensor indices;
-  ValidatedTensor output;
-  std::vector<std::uint32_t> output_sizes;
-};
-
-// The description-only checks, shared by both runtime validators: options, T1-T9, T11, T12, then
-// G1, G2, G3, the feature-level table, G4-G9.
-inline GatherNd1Validated validate_gather_nd1_descs(const GatherNd1OperatorDesc& desc,
-                                                    const GatherNd1Options& options) {
-  const std::string_view op = kGatherNd1Name;
-  check_gather_nd1_options(options);
-  ValidatedTensor input = validate_tensor_desc(op, "InputTensor", desc.InputTensor, false);
-  ValidatedTensor indices = validate_tensor_desc(op, "IndicesTensor", desc.IndicesTensor, false);
-  ValidatedTensor output = validate_tensor_desc(op, "OutputTensor", desc.OutputTensor, true);
-  std::vector<std::uint32_t> sizes = check_gather_nd1_rules(
-      input.layout, input.data_type, indices.layout, indices.data_type, output.layout,
-      output.data_type, desc.InputDimensionCount, desc.IndicesDimensionCount,
-      desc.BatchDimensionCount, options.feature_level);
-  return {std::move(input), std::move(indices), std::move(output), std::move(sizes)};
-}
-
-// Both runtime validators' buffer part: T9/T10 per binding, T13, then the G10 index pass.
-// `check_indices` false leaves G10 to the caller's own index pass (gather_nd1_fast).
-inline GatherNd1Validated validate_gather_nd1_bound(const GatherNd1OperatorDesc& desc,
-                                                    ConstBuffer input, ConstBuffer indices,
-                                                    Buffer output,
-                                                    const GatherNd1Options& options,
-                                                    bool check_indices = true) {
-  const std::string_view op = kGatherNd1Name;
-  GatherNd1Validated v = validate_gather_nd1_descs(desc, options);
-  const BoundTensor bound[] = {bind_validated(op, v.input, *desc.InputTensor, input),
-                               bind_validated(op, v.indices, *desc.IndicesTensor, indices),
-                               bind_validated(op, v.output, *desc.OutputTensor, output)};
-  check_no_overlap(op, std::span<const BoundTensor>(bound));
-  if (!check_indices) return v;
-  visit_index(v.indices.data_type, ErrorCode::G3, [&](auto index_type) {
-    using I = typename decltype(index_type)::type;
-    check_gather_nd1_indices<I>(view_of<const I>(v.indices, static_cast<const I*>(indices.data)),
-                                v.input.layout, desc.InputDimensionCount,
-                                desc.IndicesDimensionCount, desc.BatchDimensionCount,
-                                options.index_policy);
-  });
-  return v;
-}
-
-// ---- typed layer --------------------------------------------------------------------------------
-
-// The typed checks; `check_indices` false leaves G10 to the caller's own index pass.
-template <class T, IndexElement I>
-std::vector<std::uint32_t> validate_gather_nd1_views(
-    TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
-    std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
-    std::uint32_t batch_dimension_count, const GatherNd1Options& options, bool check_indices) {
-  const std::string_view op = kGatherNd1Name;
-  check_gather_nd1_options(options);
-  check_view(op, "InputTensor", input, false);
-  check_view(op, "IndicesTensor", indices, false);
-  check_view(op, "OutputTensor", output, true);
-  std::vector<std::uint32_t> sizes = check_gather_nd1_rules(
-      input.layout(), data_type_of<T>, indices.layout(), data_type_of<I>, output.layout(),
-      data_type_of<T>, input_dimension_count, indices_dimension_count, batch_dimension_count,
-      options.feature_level);
-  // T13: the output overlaps neither input; the inputs may overlap each other.
-  check_no_overlap(op, {tensor_extent("InputTensor", input, false),
-                        tensor_extent("IndicesTensor", indices, false),
-                        tensor_extent("OutputTensor", output, true)});
-  if (check_indices) {
-    check_gather_nd1_indices<I>(indices, input.layout(), input_dimension_count,
-                                indices_dimension_count, batch_dimension_count,
-                                options.index_policy);
-  }
-  return sizes;
+  return {plan_row_gather(gather_nd1_tuple_grid(indices, input, &output, r, q, b, lead),
+                          make_copy_plan(input.size_span().subspan(rank - k, k), slice_strides),
+                          element_bytes, output.element_count() * element_bytes),
+          gather_nd1_tuples(indices, input, r, b, policy, indices_data)};
 }
 
 }  // namespace detail
 
+// ---- typed layer --------------------------------------------------------------------------------
+
 // Checks everything (options, T2-T4, T8, T12, G1, the feature-level table, G4-G9, T13, then G10
 // over every index) without writing; returns the output sizes.
 template <class T, IndexElement I>
-std::vector<std::uint32_t> validate_gather_nd1(TensorView<const T> input,
-                                               TensorView<const I> indices, TensorView<T> output,
-                                               std::uint32_t input_dimension_count,
-                                               std::uint32_t indices_dimension_count,
-                                               std::uint32_t batch_dimension_count,
-                                               const GatherNd1Options& options = {}) {
-  return detail::validate_gather_nd1_views(input, indices, output, input_dimension_count,
-                                           indices_dimension_count, batch_dimension_count, options,
-                                           true);
+std::vector<std::uint32_t> validate_gather_nd1(
+    TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
+    std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
+    std::uint32_t batch_dimension_count, const GatherNd1Options& options = {}) {
+  const std::string_view op = detail::kGatherNd1Name;
+  detail::check_gather_nd1_options(options);
+  detail::check_view(op, "InputTensor", input, false);
+  detail::check_view(op, "IndicesTensor", indices, false);
+  detail::check_view(op, "OutputTensor", output, true);
+  detail::check_gather_nd1_rules(input.layout(), data_type_of<T>, indices.layout(),
+                                 data_type_of<I>, output.layout(), data_type_of<T>,
+                                 input_dimension_count, indices_dimension_count,
+                                 batch_dimension_count, options.feature_level);
+  // T13: the output overlaps neither input; the inputs may overlap each other.
+  detail::check_no_overlap(op, {tensor_extent("InputTensor", input, false),
+                                tensor_extent("IndicesTensor", indices, false),
+                                tensor_extent("OutputTensor", output, true)});
+  detail::check_gather_nd1_indices(indices, input.layout(), input_dimension_count,
+                                   indices_dimension_count, batch_dimension_count,
+                                   options.index_policy);
+  return detail::size_vector(output.layout());  // the inferred sizes, by G9
 }
 
 namespace reference {
@@ -6199,89 +6182,126 @@ void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorVi
                                options.index_policy);
 }
 
+}  // namespace reference
+
+// GATHER_ND1 on typed views. Validates everything first (G10 in a pass that reads each index once
+// and throws before the first write): a rejected call writes nothing. Then the plan, with elements
+// moved as the unsigned integer of their width and the indices read as I.
+template <class T, IndexElement I>
+void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
+                std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
+                std::uint32_t batch_dimension_count, const GatherNd1Options& options = {}) {
+  validate_gather_nd1(input, indices, output, input_dimension_count, indices_dimension_count,
+                      batch_dimension_count, options);
+  const detail::GatherNd1Plan plan = detail::plan_gather_nd1(
+      input.layout(), indices.layout(), output.layout(), sizeof(T), input_dimension_count,
+      indices_dimension_count, batch_dimension_count, options.index_policy, indices.data());
+  detail::gather_rows(plan.rows, detail::width_view(input).data(),
+                      detail::width_view(output).data(), &detail::index_tuple_offsets<I>,
+                      &plan.tuples);
+}
+
+// ---- runtime layer ------------------------------------------------------------------------------
+
+namespace detail {
+
+// The description-only checks: options, T1-T9, T11, T12, then G1-G3, the tables and G4-G9.
+inline std::array<ValidatedTensor, 3> validate_gather_nd1_descs(const GatherNd1OperatorDesc& desc,
+                                                                const GatherNd1Options& options) {
+  const std::string_view op = kGatherNd1Name;
+  check_gather_nd1_options(options);
+  ValidatedTensor input = validate_tensor_desc(op, "InputTensor", desc.InputTensor, false);
+  ValidatedTensor indices = validate_tensor_desc(op, "IndicesTensor", desc.IndicesTensor, false);
+  ValidatedTensor output = validate_tensor_desc(op, "OutputTensor", desc.OutputTensor, true);
+  check_gather_nd1_rules(input.layout, input.data_type, indices.layout, indices.data_type,
+                         output.layout, output.data_type, desc.InputDimensionCount,
+                         desc.IndicesDimensionCount, desc.BatchDimensionCount,
+                         options.feature_level);
+  return {std::move(input), std::move(indices), std::move(output)};
+}
+
+// Everything: the description checks, then T9/T10 per binding, T13, and the G10 pass.
+inline std::array<BoundTensor, 3> bind_gather_nd1(const GatherNd1OperatorDesc& desc,
+                                                  ConstBuffer input, ConstBuffer indices,
+                                                  Buffer output, const GatherNd1Options& options) {
+  const std::string_view op = kGatherNd1Name;
+  auto [in, ix, out] = validate_gather_nd1_descs(desc, options);
+  const std::array<BoundTensor, 3> bound{
+      bind_validated(op, std::move(in), *desc.InputTensor, input),
+      bind_validated(op, std::move(ix), *desc.IndicesTensor, indices),
+      bind_validated(op, std::move(out), *desc.OutputTensor, output)};
+  check_no_overlap(op, std::span<const BoundTensor>(bound));
+  visit_index(bound[1].tensor.data_type, ErrorCode::G3, [&]<class I>(std::type_identity<I>) {
+    check_gather_nd1_indices(view_of<const I>(bound[1]), bound[0].tensor.layout,
+                             desc.InputDimensionCount, desc.IndicesDimensionCount,
+                             desc.BatchDimensionCount, options.index_policy);
+  });
+  return bound;
+}
+
+}  // namespace detail
+
+// The description-only checks (no buffers): options, T1-T9, T11, T12, G1-G9 and the feature-level
+// table. Returns the output sizes. G10, T10 and T13 need the buffers: see the overload below.
+inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDesc& desc,
+                                                      const GatherNd1Options& options = {}) {
+  return detail::size_vector(detail::validate_gather_nd1_descs(desc, options)[2].layout);
+}
+
+// Everything, without writing: the description checks, then T9/T10 per buffer, T13, and G10 over
+// every index. Returns the output sizes.
+inline std::vector<std::uint32_t> validate_gather_nd1(
+    const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices, Buffer output,
+    const GatherNd1Options& options = {}) {
+  return detail::size_vector(
+      detail::bind_gather_nd1(desc, input, indices, output, options)[2].tensor.layout);
+}
+
+namespace reference {
+
 // The same on a description and its buffers: every check of the runtime entry point (G10
 // included, before anything is written), then the plain loop. A template only so that its body
 // compiles in the translation unit that calls it.
 template <class Deferred = void>
 void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
                 Buffer output, const GatherNd1Options& options = {}) {
-  const detail::GatherNd1Validated v =
-      detail::validate_gather_nd1_bound(desc, input, indices, output, options);
+  const auto bound = detail::bind_gather_nd1(desc, input, indices, output, options);
   // By element width: the plain loop moves bits and never reads a value, so the loop over the
   // unsigned integer of the element's size is the same loop (4 instantiations serve 11 types).
-  visit_width(v.input.data_type, [&]<class W>(std::type_identity<W>) {
-    visit_index(v.indices.data_type, ErrorCode::G3, [&]<class I>(std::type_identity<I>) {
-      detail::gather_nd1_reference(view_of<const W>(v.input, static_cast<const W*>(input.data)),
-                                   view_of<const I>(v.indices, static_cast<const I*>(indices.data)),
-                                   view_of<W>(v.output, static_cast<W*>(output.data)),
-                                   desc.InputDimensionCount, desc.IndicesDimensionCount,
-                                   desc.BatchDimensionCount, options.index_policy);
+  visit_width(bound[0].tensor.data_type, [&]<class W>(std::type_identity<W>) {
+    visit_index(bound[1].tensor.data_type, ErrorCode::G3, [&]<class I>(std::type_identity<I>) {
+      detail::gather_nd1_reference(view_of<const W>(bound[0]), view_of<const I>(bound[1]),
+                                   view_of<W>(bound[2]), desc.InputDimensionCount,
+                                   desc.IndicesDimensionCount, desc.BatchDimensionCount,
+                                   options.index_policy);
     });
   });
 }
 
 }  // namespace reference
 
-// GATHER_ND1 on typed views. Validates everything first (G10 in the fast path's index pass, which
-// reads each index once and throws before the first write): a rejected call writes nothing.
-template <class T, IndexElement I>
-void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorView<T> output,
-                std::uint32_t input_dimension_count, std::uint32_t indices_dimension_count,
-                std::uint32_t batch_dimension_count, const GatherNd1Options& options = {}) {
-  detail::validate_gather_nd1_views(input, indices, output, input_dimension_count,
-                                    indices_dimension_count, batch_dimension_count, options,
-                                    false);
-  detail::gather_nd1_fast(detail::width_view(input), indices, detail::width_view(output),
-                          input_dimension_count, indices_dimension_count, batch_dimension_count,
-                          options.index_policy);
-}
-
-// ---- runtime layer ------------------------------------------------------------------------------
-
-// The description-only checks (no buffers): options, T1-T9, T11, T12, G1-G9 and the feature-level
-// table. Returns the output sizes. G10, T10 and T13 need the buffers: see the overload below.
-inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDesc& desc,
-                                                      const GatherNd1Options& options = {}) {
-  return detail::validate_gather_nd1_descs(desc, options).output_sizes;
-}
-
-// Everything, without writing: the description checks, then T9/T10 per buffer, T13, and G10 over
-// every index. Returns the output sizes.
-inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDesc& desc,
-                                                      ConstBuffer input, ConstBuffer indices,
-                                                      Buffer output,
-                                                      const GatherNd1Options& options = {}) {
-  return detail::validate_gather_nd1_bound(desc, input, indices, output, options).output_sizes;
-}
-
-// GATHER_ND1 as DirectML describes it: validates (G10 in the fast path's index pass), then
-// dispatches on the element width and the index type to the fast path. A rejected call writes
-// nothing. A template only so that the engine compiles in the translation unit that calls it
-// (once per width and index type), not in every one that includes dmlref.hpp.
+// GATHER_ND1 as DirectML describes it: validates (G10 included), then runs the plan by element
+// width, with the indices read by their own type. A rejected call writes nothing. A template only
+// so that the engine compiles in the translation unit that calls it (once per width and index
+// type), not in every one that includes dmlref.hpp.
 template <class Deferred = void>
 void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
                 Buffer output, const GatherNd1Options& options = {}) {
-  const detail::GatherNd1Validated v =
-      detail::validate_gather_nd1_bound(desc, input, indices, output, options, false);
-  const std::uint32_t r = desc.InputDimensionCount, q = desc.IndicesDimensionCount,
-                      b = desc.BatchDimensionCount;
+  const auto bound = detail::bind_gather_nd1(desc, input, indices, output, options);
+  const detail::GatherNd1Plan plan = detail::plan_gather_nd1(
+      bound[0].tensor.layout, bound[1].tensor.layout, bound[2].tensor.layout,
+      element_size(bound[0].tensor.data_type), desc.InputDimensionCount,
+      desc.IndicesDimensionCount, desc.BatchDimensionCount, options.index_policy, bound[1].data);
   // The index type and the element width are dispatched one after the other (4 + 4 paths, not
-  // 4 x 4): G10 and the offsets reader by index type, the moves by width.
-  const detail::RowOffsetsFn offsets_of =
-      visit_index(v.indices.data_type, ErrorCode::G3, [&](auto index_type) {
-        using I = typename decltype(index_type)::type;
-        const TensorView<const I> index_view =
-            view_of<const I>(v.indices, static_cast<const I*>(indices.data));
-        detail::check_gather_nd1_indices(index_view, v.input.layout, r, q, b,
-                                         options.index_policy);
-        return &detail::gather_nd1_offsets<I>;
+  // 4 x 4): the offsets reader by index type, the moves by width.
+  const detail::RowOffsetsFn offsets_of = visit_index(
+      bound[1].tensor.data_type, ErrorCode::G3,
+      []<class I>(std::type_identity<I>) -> detail::RowOffsetsFn {
+        return &detail::index_tuple_offsets<I>;
       });
-  visit_width(v.input.data_type, [&](auto width) {
-    using W = typename decltype(width)::type;
-    detail::gather_nd1_by_width<W>(view_of<const W>(v.input, static_cast<const W*>(input.data)),
-                                   v.indices.layout, indices.data,
-                                   view_of<W>(v.output, static_cast<W*>(output.data)), r, q, b,
-                                   options.index_policy, offsets_of);
+  visit_width(bound[0].tensor.data_type, [&]<class W>(std::type_identity<W>) {
+    detail::gather_rows(plan.rows, view_of<const W>(bound[0]).data(), view_of<W>(bound[2]).data(),
+                        offsets_of, &plan.tuples);
   });
 }
 
