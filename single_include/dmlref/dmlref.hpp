@@ -2161,6 +2161,11 @@ inline constexpr std::uint64_t kStreamMinBytes = std::uint64_t{8} << 20;
 // is only partly written costs more than it saves.
 inline constexpr std::uint64_t kStreamMinRunBytes = 256;
 
+// Runs written back to back (each starting where the one before ended, as a JOIN's blocks fill a
+// row of the whole, or gathered rows fill a packed output) stream from one cache line: together
+// they fill whole lines, so streaming still saves reading each line before it is written.
+inline constexpr std::uint64_t kStreamMinPackedRunBytes = 64;
+
 // memcpy(dst, src, bytes) for non-overlapping ranges, writing with non-temporal stores where the
 // target has them (x86-64: SSE2 movntdq on the 16-byte aligned middle, ordinary copies for the
 // ends). The caller issues stream_fence() before anyone else may read the destination.
@@ -2396,6 +2401,7 @@ struct TransposeArgs {
   std::int64_t b_step;
   std::uint64_t nx;
   std::uint64_t ny;
+  bool stream = false;  // b's whole lines through streaming stores (the caller fences)
 };
 
 // b[x][y] = a[y][x] element by element, for x in [x0, x1), y in [y0, y1): the edges of the tiles.
@@ -2419,6 +2425,10 @@ inline void transpose_elements(const TransposeArgs& t, std::uint64_t x0, std::ui
 // by element. (Measured on bench_table's join_transposed: chunks of 1 line or of a whole row of a
 // were slower; over every tile order tried, the memory's scattered-line traffic, not the
 // shuffles, set the speed.)
+// In a streaming copy, a full band's chunk is transposed into a small buffer first and each of
+// b's lines then written whole with streaming stores: b's lines are then never read before being
+// written, and none leaves the write-combining buffers half full (a 16 MiB float32 transpose went
+// from 0.35 to 0.61-0.71 of memcpy, 4 KiB chunks, this machine).
 inline constexpr std::uint64_t kTransposeChunkLines = 4;
 
 // Always inlined, so that in transpose_tiles_avx2 it and its AVX2 blocks compile as one function.
@@ -2426,12 +2436,34 @@ template <std::size_t Bytes, std::uint64_t K, class Block>
 DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) noexcept {
   constexpr std::uint64_t kBand = std::max<std::uint64_t>(64 / Bytes, K);
   constexpr std::uint64_t kChunk = kTransposeChunkLines * kBand;
+  static_assert(kBand * Bytes == 64 && kBand % K == 0);
   constexpr auto kBytes = static_cast<std::int64_t>(Bytes);
   const std::uint64_t nx = t.nx, ny = t.ny;
   const std::uint64_t x_end = nx - nx % K;
   for (std::uint64_t y0 = 0; y0 < ny; y0 += kBand) {
     const std::uint64_t y1 = std::min(ny, y0 + kBand);
     const std::uint64_t y_end = y0 + (y1 - y0) / K * K;
+    if (t.stream && y1 - y0 == kBand) {
+      // One line of b per x (kBand * Bytes = 64): built in `lines`, then streamed whole.
+      alignas(64) unsigned char lines[kChunk * 64];
+      const auto yy0 = static_cast<std::int64_t>(y0);
+      for (std::uint64_t x0 = 0; x0 < x_end; x0 += kChunk) {
+        const std::uint64_t x1 = std::min(x_end, x0 + kChunk);
+        for (std::uint64_t y = y0; y < y1; y += K) {
+          const auto yy = static_cast<std::int64_t>(y);
+          for (std::uint64_t x = x0; x < x1; x += K) {
+            block(t.a + (yy * t.a_step + static_cast<std::int64_t>(x) * kBytes), t.a_step,
+                  lines + ((x - x0) * 64 + (y - y0) * Bytes), 64);
+          }
+        }
+        for (std::uint64_t x = x0; x < x1; ++x) {
+          copy_bytes_streaming(t.b + (static_cast<std::int64_t>(x) * t.b_step + yy0 * kBytes),
+                               lines + (x - x0) * 64, 64);
+        }
+      }
+      transpose_elements<Bytes>(t, x_end, nx, y0, y1);
+      continue;
+    }
     for (std::uint64_t x0 = 0; x0 < x_end; x0 += kChunk) {
       const std::uint64_t x1 = std::min(x_end, x0 + kChunk);
       for (std::uint64_t y = y0; y < y_end; y += K) {
@@ -2629,7 +2661,7 @@ void transpose_bytes(const TransposeArgs& t) noexcept {
 // elements are written in, so this serves copies only (each destination element is written once,
 // from a source it does not overlap), never a walk whose result depends on row-major order.
 template <class T>
-void copy_transposed(const CopyPlan& plan, const T* src, T* dst) noexcept {
+void copy_transposed(const CopyPlan& plan, const T* src, T* dst, bool stream) noexcept {
   const std::uint32_t r = plan.rank;
   const std::uint64_t rows = plan.sizes[r - 2];
   const std::uint64_t cols = plan.sizes[r - 1];
@@ -2646,8 +2678,10 @@ void copy_transposed(const CopyPlan& plan, const T* src, T* dst) noexcept {
   outer.rank = r - 1;
   walk_runs<2>(outer, [=](const std::array<std::int64_t, 2>& o) {
     transpose_bytes<sizeof(T)>({reinterpret_cast<const unsigned char*>(src + o[0]), a_step,
-                                reinterpret_cast<unsigned char*>(dst + o[1]), b_step, nx, ny});
+                                reinterpret_cast<unsigned char*>(dst + o[1]), b_step, nx, ny,
+                                stream});
   });
+  if (stream) stream_fence();
 }
 
 // Executes a two-operand plan (operand 0 the source, 1 the destination) over base pointers. The
@@ -2681,7 +2715,7 @@ void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = fa
       copy_run_reversed(src + (o[0] - back), dst + o[1], n);
     });
   } else if (is_transpose(plan)) {
-    copy_transposed(plan, src, dst);
+    copy_transposed(plan, src, dst, stream);
   } else {
     walk_runs<2>(plan, [=](const std::array<std::int64_t, 2>& o) {
       copy_run_strided(src + o[0], ss, dst + o[1], ds, n);
@@ -3609,10 +3643,13 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
           ? positions
           : std::max({std::uint64_t{1}, slab_bytes / position_bytes,
                       (slab_bytes / 16 * run_blocks + position_bytes - 1) / position_bytes});
-  // In a streaming copy, runs of kStreamMinRunBytes or more stream, as in every other copy.
-  // Streaming 64-byte runs too was slower (bench_table, idle, same run: JOIN of 64-byte rows at
-  // 16 MiB 0.54-0.58 of memcpy streamed, 0.67-0.70 not; at 256 MiB 0.95-0.99 against 1.01-1.07).
-  const std::uint64_t stream_min = stream ? kStreamMinRunBytes : 0;
+  // In a streaming copy, runs of a cache line or more stream: JOIN writes a row of the whole from
+  // its blocks' runs side by side, SPLIT each piece's rows one after another, so narrow runs
+  // still fill whole lines between them (kStreamMinPackedRunBytes). (That
+  // measured slower while copy_bytes_streaming called memcpy for each run's ends; with inline
+  // ends, JOIN/SPLIT of 64-byte rows at 16 MiB read 0.77-0.96 of memcpy streamed against
+  // 0.59-0.81 not, bench_table, same runs.)
+  const std::uint64_t stream_min = stream ? kStreamMinPackedRunBytes : 0;
   std::array<BlockRun, kBlockGroup> runs;
   for (std::uint64_t begin = 0; begin < positions; begin += rows) {
     const std::uint64_t end = std::min(positions, begin + rows);
@@ -3664,11 +3701,6 @@ enum class RowMove : std::uint8_t { Element, Fixed, Run, Stream, Plan };
 inline constexpr std::uint64_t kPrefetchAheadBytes = 4096;
 inline constexpr std::uint64_t kMaxPrefetchRows = 32;
 
-// Gathered rows at least this long are streamed (in a large output) when they lie back to back
-// in the output, so consecutive rows fill whole cache lines between them: 64-byte rows went from
-// 0.36 to 0.66 of memcpy at 16 MiB, the stores no longer reading each output line first.
-inline constexpr std::uint64_t kStreamMinPackedRowBytes = 64;
-
 // Rows gathered from the input at offsets read out of an index tensor. `grid` walks the rows with
 // three operands: 0 the position of the row's indices, 1 a base input offset the indices add to,
 // 2 the row's output offset. `row` is the plan of one row (operand 0 the input, 1 the output).
@@ -3698,11 +3730,13 @@ inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
   if (row.rank == 1 && row.sizes[0] == 1) {
     plan.move = RowMove::Element;
   } else if (row.rank == 1) {
+    // Rows back to back in the output (gathered rows of 64 bytes: 0.36 to 0.66 of memcpy at
+    // 16 MiB streamed, in a loop over precomputed offsets).
     const bool packed = grid.rank != 0 && grid.inner_stride(2) == static_cast<std::int64_t>(
                                                                      row.sizes[0]);
     const bool stream = unit && output_bytes >= kStreamMinBytes &&
                         (bytes >= kStreamMinRunBytes ||
-                         (packed && bytes >= kStreamMinPackedRowBytes));
+                         (packed && bytes >= kStreamMinPackedRunBytes));
     const bool fixed = unit && is_fixed_row_size(bytes);
     plan.move = stream ? RowMove::Stream : fixed ? RowMove::Fixed : RowMove::Run;
     plan.row_bytes = bytes;
