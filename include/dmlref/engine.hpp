@@ -341,8 +341,9 @@ enum class RowMove : std::uint8_t { Element, Fixed, Run, Stream, Plan };
 // Rows sit at data-dependent places no hardware prefetcher predicts, so each is prefetched this
 // many bytes of rows ahead of its move (at least kPrefetchTuples rows, at most kMaxPrefetchRows):
 // short rows cost little to move, so they need more of them in flight to cover the latency.
-// bench_table, 16 MiB, rows by a random permutation: 4 KiB ahead against 2 KiB took 256-byte
-// rows from 0.87 to 1.03 of memcpy, 64-byte rows (streamed) from 0.62 to 0.66.
+// Rows of a 16 MiB random permutation: 4 KiB ahead instead of 2 KiB took bench_table's gather256
+// from 0.75-0.76 to 0.81-0.88 of memcpy (same runs); for 64-byte rows 64 rows ahead was slower
+// than 32, and 16 or 24 no faster.
 inline constexpr std::uint64_t kPrefetchAheadBytes = 4096;
 inline constexpr std::uint64_t kMaxPrefetchRows = 32;
 
@@ -375,8 +376,8 @@ inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
   if (row.rank == 1 && row.sizes[0] == 1) {
     plan.move = RowMove::Element;
   } else if (row.rank == 1) {
-    // Rows back to back in the output (gathered rows of 64 bytes: 0.36 to 0.66 of memcpy at
-    // 16 MiB streamed, in a loop over precomputed offsets).
+    // Rows back to back in the output stream from 64 bytes (a loop over precomputed offsets
+    // of 64-byte rows, 16 MiB: 0.36 of memcpy with ordinary stores, 0.39-0.66 streamed).
     const bool packed = grid.rank != 0 && grid.inner_stride(2) == static_cast<std::int64_t>(
                                                                      row.sizes[0]);
     const bool stream = unit && output_bytes >= kStreamMinBytes &&
@@ -856,7 +857,8 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
         // Rows are visited in source order: reversal is its own inverse, so source row `from`
         // goes to output row reversed_source(from). The reads then form one ascending stream the
         // prefetcher follows; the writes go out in descending rows, which streaming stores do not
-        // mind (16 MiB REVERSE along axis 0, bench_table: 0.41 of memcpy in output order).
+        // mind (16 MiB REVERSE along axis 0, bench_table, idle: 0.43-0.46 of memcpy in output
+        // order, 1.08-1.14 in source order).
         const std::size_t row_bytes = count * sizeof(W);
         const bool stream_rows = stream && is == 1 && os == 1 && row_bytes >= kStreamMinRunBytes;
         for (std::uint64_t f = 0; f < axis_size; ++f) {

@@ -108,7 +108,8 @@ DMLREF_TARGET_AVX2 inline void reverse_row_avx2(const unsigned char* s, unsigned
 // Rows of REVERSE_SUBSEQUENCES up to this size are prefetched kReversePrefetchRows rows ahead. A
 // row read partly backwards (its reversed part) and partly forwards, its split varying from row
 // to row, is a pattern the hardware prefetchers follow poorly: bench_table's reverse_inner ({N, 256}
-// float32, random lengths) went from 0.64 to 0.93-1.24 of memcpy at 16 MiB (2 rows ahead: 0.79).
+// float32, random lengths) went from 0.57-0.64 to 0.82-1.24 of memcpy at 16 MiB over idle runs
+// (2 rows ahead: 0.79-0.85).
 inline constexpr std::size_t kReversePrefetchRowBytes = 4096;
 inline constexpr std::uint64_t kReversePrefetchRows = 4;
 

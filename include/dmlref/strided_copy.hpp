@@ -581,8 +581,8 @@ inline void transpose_elements(const TransposeArgs& t, std::uint64_t x0, std::ui
 // shuffles, set the speed.)
 // In a streaming copy, a full band's chunk is transposed into a small buffer first and each of
 // b's lines then written whole with streaming stores: b's lines are then never read before being
-// written, and none leaves the write-combining buffers half full (a 16 MiB float32 transpose went
-// from 0.35 to 0.61-0.71 of memcpy, 4 KiB chunks, this machine).
+// written, and none leaves the write-combining buffers half full (bench_table's join_transposed,
+// idle: 0.32-0.34 to 0.52-0.53 of memcpy at 16 MiB, 0.40-0.44 to 0.82-0.85 at 256 MiB).
 inline constexpr std::uint64_t kTransposeChunkLines = 4;
 
 // Always inlined, so that in transpose_tiles_avx2 it and its AVX2 blocks compile as one function.

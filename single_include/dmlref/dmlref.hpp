@@ -2427,8 +2427,8 @@ inline void transpose_elements(const TransposeArgs& t, std::uint64_t x0, std::ui
 // shuffles, set the speed.)
 // In a streaming copy, a full band's chunk is transposed into a small buffer first and each of
 // b's lines then written whole with streaming stores: b's lines are then never read before being
-// written, and none leaves the write-combining buffers half full (a 16 MiB float32 transpose went
-// from 0.35 to 0.61-0.71 of memcpy, 4 KiB chunks, this machine).
+// written, and none leaves the write-combining buffers half full (bench_table's join_transposed,
+// idle: 0.32-0.34 to 0.52-0.53 of memcpy at 16 MiB, 0.40-0.44 to 0.82-0.85 at 256 MiB).
 inline constexpr std::uint64_t kTransposeChunkLines = 4;
 
 // Always inlined, so that in transpose_tiles_avx2 it and its AVX2 blocks compile as one function.
@@ -2879,7 +2879,8 @@ DMLREF_TARGET_AVX2 inline void reverse_row_avx2(const unsigned char* s, unsigned
 // Rows of REVERSE_SUBSEQUENCES up to this size are prefetched kReversePrefetchRows rows ahead. A
 // row read partly backwards (its reversed part) and partly forwards, its split varying from row
 // to row, is a pattern the hardware prefetchers follow poorly: bench_table's reverse_inner ({N, 256}
-// float32, random lengths) went from 0.64 to 0.93-1.24 of memcpy at 16 MiB (2 rows ahead: 0.79).
+// float32, random lengths) went from 0.57-0.64 to 0.82-1.24 of memcpy at 16 MiB over idle runs
+// (2 rows ahead: 0.79-0.85).
 inline constexpr std::size_t kReversePrefetchRowBytes = 4096;
 inline constexpr std::uint64_t kReversePrefetchRows = 4;
 
@@ -3696,8 +3697,9 @@ enum class RowMove : std::uint8_t { Element, Fixed, Run, Stream, Plan };
 // Rows sit at data-dependent places no hardware prefetcher predicts, so each is prefetched this
 // many bytes of rows ahead of its move (at least kPrefetchTuples rows, at most kMaxPrefetchRows):
 // short rows cost little to move, so they need more of them in flight to cover the latency.
-// bench_table, 16 MiB, rows by a random permutation: 4 KiB ahead against 2 KiB took 256-byte
-// rows from 0.87 to 1.03 of memcpy, 64-byte rows (streamed) from 0.62 to 0.66.
+// Rows of a 16 MiB random permutation: 4 KiB ahead instead of 2 KiB took bench_table's gather256
+// from 0.75-0.76 to 0.81-0.88 of memcpy (same runs); for 64-byte rows 64 rows ahead was slower
+// than 32, and 16 or 24 no faster.
 inline constexpr std::uint64_t kPrefetchAheadBytes = 4096;
 inline constexpr std::uint64_t kMaxPrefetchRows = 32;
 
@@ -3730,8 +3732,8 @@ inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
   if (row.rank == 1 && row.sizes[0] == 1) {
     plan.move = RowMove::Element;
   } else if (row.rank == 1) {
-    // Rows back to back in the output (gathered rows of 64 bytes: 0.36 to 0.66 of memcpy at
-    // 16 MiB streamed, in a loop over precomputed offsets).
+    // Rows back to back in the output stream from 64 bytes (a loop over precomputed offsets
+    // of 64-byte rows, 16 MiB: 0.36 of memcpy with ordinary stores, 0.39-0.66 streamed).
     const bool packed = grid.rank != 0 && grid.inner_stride(2) == static_cast<std::int64_t>(
                                                                      row.sizes[0]);
     const bool stream = unit && output_bytes >= kStreamMinBytes &&
@@ -4211,7 +4213,8 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
         // Rows are visited in source order: reversal is its own inverse, so source row `from`
         // goes to output row reversed_source(from). The reads then form one ascending stream the
         // prefetcher follows; the writes go out in descending rows, which streaming stores do not
-        // mind (16 MiB REVERSE along axis 0, bench_table: 0.41 of memcpy in output order).
+        // mind (16 MiB REVERSE along axis 0, bench_table, idle: 0.43-0.46 of memcpy in output
+        // order, 1.08-1.14 in source order).
         const std::size_t row_bytes = count * sizeof(W);
         const bool stream_rows = stream && is == 1 && os == 1 && row_bytes >= kStreamMinRunBytes;
         for (std::uint64_t f = 0; f < axis_size; ++f) {
