@@ -264,6 +264,30 @@ TEST_CASE_TEMPLATE("legal_index_bounds and all_indices_legal agree with normaliz
   }
 }
 
+TEST_CASE_TEMPLATE("all_indices_legal finds one bad index at every position of runs of 1-40", I,
+                   DMLREF_INDEX_TYPES) {
+  // Unit-stride runs go in blocks of a fixed count and a tail: every run length up to past two
+  // blocks, every position of the one bad index (too large, and for signed types below -n).
+  const std::uint64_t n = 100;
+  const IndexBounds<I> bounds = legal_index_bounds<I>(n);
+  std::vector<I> bad_values = {static_cast<I>(n), std::numeric_limits<I>::max()};
+  if constexpr (std::is_signed_v<I>) bad_values.push_back(static_cast<I>(-101));
+  for (std::size_t length = 1; length <= 40; ++length) {
+    std::vector<I> run(length);
+    for (std::size_t i = 0; i < length; ++i) run[i] = static_cast<I>(i % n);
+    CAPTURE(length);
+    CHECK(all_indices_legal(run.data(), 1, length, bounds));
+    for (std::size_t at = 0; at < length; ++at) {
+      for (I bad : bad_values) {
+        std::vector<I> broken = run;
+        broken[at] = bad;
+        CAPTURE(at);
+        CHECK_FALSE(all_indices_legal(broken.data(), 1, length, bounds));
+      }
+    }
+  }
+}
+
 TEST_CASE("copy_bytes_streaming equals memcpy for every length 0-300 and destination alignment") {
   std::vector<unsigned char> src(320);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);

@@ -458,6 +458,51 @@ TEST_CASE_TEMPLATE("fast SCATTER == golden loop: ranks 1-8, every axis, random l
   check_every_scatter_axis(rng, kScatterRunners<T>);
 }
 
+namespace {
+
+// Rows along the innermost axis, contiguous: the layout whose index reader goes in blocks of a
+// fixed count and a tail (scatter_targets). Every row length around a block, legal indices
+// (negative ones too) and, under IndexPolicy::Clamp, wild ones.
+template <class T, class I>
+void check_scatter_long_rows(std::mt19937& rng) {
+  for (std::uint32_t n : {1u, 7u, 8u, 9u, 16u, 17u, 33u, 300u}) {
+    for (std::uint32_t m : {1u, n, n + 9}) {
+      for (bool clamp : {false, true}) {
+        CAPTURE(n);
+        CAPTURE(m);
+        CAPTURE(clamp);
+        std::vector<T> in(3 * std::size_t{n}), up(3 * std::size_t{m});
+        for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 100);
+        for (std::size_t i = 0; i < up.size(); ++i) up[i] = static_cast<T>(100 + i % 27);
+        std::vector<I> ix(up.size());
+        for (I& v : ix) v = random_index<I>(n, clamp, rng);
+        dmlref::ScatterOptions options;
+        options.index_policy = clamp ? dmlref::IndexPolicy::Clamp : dmlref::IndexPolicy::Error;
+        std::vector<T> got(in.size()), want(in.size());
+        const TensorView<const T> input(in.data(), {3, n});
+        const TensorView<const I> indices(ix.data(), {3, m});
+        const TensorView<const T> updates(up.data(), {3, m});
+        dmlref::scatter<T, I>(input, indices, updates, TensorView<T>(got.data(), {3, n}), 1,
+                              options);
+        dmlref::reference::scatter<T, I>(input, indices, updates,
+                                         TensorView<T>(want.data(), {3, n}), 1, options);
+        CHECK(got == want);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fast SCATTER == golden loop: long contiguous rows, every index type, clamped or not") {
+  std::mt19937 rng(4242);
+  check_scatter_long_rows<float, std::int32_t>(rng);
+  check_scatter_long_rows<float, std::uint32_t>(rng);
+  check_scatter_long_rows<std::uint8_t, std::int64_t>(rng);
+  check_scatter_long_rows<double, std::uint64_t>(rng);
+  check_scatter_long_rows<std::int16_t, std::int32_t>(rng);
+}
+
 TEST_CASE("fast SCATTER: duplicates keep the last update in row-major order of the indices") {
   // Input {2, 3}, Axis 1, indices {2, 4}: row 0 writes column 1 three times, row 1 column 0 twice.
   const std::vector<float> in = {0, 1, 2, 3, 4, 5};

@@ -3363,7 +3363,16 @@ bool all_indices_legal(const I* run, std::int64_t step, std::uint64_t n,
                        IndexBounds<I> bounds) noexcept {
   unsigned good = 1;
   if (step == 1) {
-    for (std::uint64_t i = 0; i < n; ++i) good &= bounds.contains(run[i]);
+    // Blocks of a fixed count: GCC's -O2 vectorises only loops whose trip count the vector
+    // width divides, so an open-ended loop stays scalar there (5x slower, bench_table scatter).
+    constexpr std::uint64_t kBlock = 64 / sizeof(I);
+    std::uint64_t i = 0;
+    for (; i + kBlock <= n; i += kBlock) {
+      unsigned block_good = 1;
+      for (std::uint64_t j = 0; j < kBlock; ++j) block_good &= bounds.contains(run[i + j]);
+      good &= block_good;
+    }
+    for (; i < n; ++i) good &= bounds.contains(run[i]);
   } else {
     for (std::uint64_t i = 0; i < n; ++i) {
       good &= bounds.contains(run[static_cast<std::int64_t>(i) * step]);
@@ -7574,15 +7583,21 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
     // indices): SC8 proved each index legal, or the policy clamps (IndexPolicy::Clamp), where
     // this is clamp_index too.
     const auto last = static_cast<std::int64_t>(size) - 1;
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const I v = ix[i];
+    const auto target = [last](I v) {
       if constexpr (std::is_signed_v<I>) {
         const std::int64_t k = static_cast<std::int64_t>(v) + (v < 0 ? last + 1 : 0);
-        targets[i] = k < 0 ? 0 : (k > last ? last : k);
+        return k < 0 ? 0 : (k > last ? last : k);
       } else {
-        targets[i] = static_cast<std::int64_t>(v < static_cast<I>(last) ? v : static_cast<I>(last));
+        return static_cast<std::int64_t>(v < static_cast<I>(last) ? v : static_cast<I>(last));
       }
+    };
+    // Blocks of a fixed count, which GCC's -O2 vectorises (all_indices_legal).
+    constexpr std::uint64_t kBlock = 8;
+    std::uint64_t i = 0;
+    for (; i + kBlock <= count; i += kBlock) {
+      for (std::uint64_t j = 0; j < kBlock; ++j) targets[i + j] = target(ix[i + j]);
     }
+    for (; i < count; ++i) targets[i] = target(ix[i]);
     return;
   }
   for (std::uint64_t i = 0; i < count; ++i) {
