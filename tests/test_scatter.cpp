@@ -279,7 +279,108 @@ namespace {
 struct PairResult {
   bool typed_matches_expected = false;
   bool runtime_matches_expected = false;
+  // The runtime result check and collision list, which dispatch on the element's width, not its
+  // type, report T's values with T's data type on a good output, a wrong one and a collision.
+  bool runtime_check_reports_bits = false;
 };
+
+// v's bit pattern, zero-extended (the value ScatterElementBits holds).
+template <class T>
+std::uint64_t bits_of(const T& v) {
+  if constexpr (sizeof(T) == 1) {
+    return std::bit_cast<std::uint8_t>(v);
+  } else if constexpr (sizeof(T) == 2) {
+    return std::bit_cast<std::uint16_t>(v);
+  } else if constexpr (sizeof(T) == 4) {
+    return std::bit_cast<std::uint32_t>(v);
+  } else {
+    return std::bit_cast<std::uint64_t>(v);
+  }
+}
+
+template <class T>
+std::vector<std::uint64_t> bits_of_all(const std::vector<T>& values) {
+  std::vector<std::uint64_t> out;
+  for (const T& v : values) out.push_back(bits_of(v));
+  return out;
+}
+
+// The bit patterns `bits` as elements of `type` (two's complement for signed indices), in a
+// buffer of the description's TotalTensorSizeInBytes.
+std::vector<std::byte> packed_bytes(DataType type, const std::vector<std::uint64_t>& bits,
+                                    const Sizes& sizes) {
+  const std::size_t width = element_size(type);
+  std::vector<std::byte> out(TensorDesc(type, sizes).total_tensor_size_in_bytes);
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    const auto b8 = static_cast<std::uint8_t>(bits[i]);
+    const auto b16 = static_cast<std::uint16_t>(bits[i]);
+    const auto b32 = static_cast<std::uint32_t>(bits[i]);
+    const void* from = width == 1 ? static_cast<const void*>(&b8)
+                       : width == 2 ? static_cast<const void*>(&b16)
+                       : width == 4 ? static_cast<const void*>(&b32)
+                                    : static_cast<const void*>(&bits[i]);
+    std::memcpy(out.data() + i * width, from, width);
+  }
+  return out;
+}
+
+// The runtime result check and collision list dispatch on the element's width, not its type:
+// they must still report each value's bits with the operands' data type, on a good output, a
+// wrong one, and a collision. Built from bit patterns, so it is compiled once, not per pair.
+bool runtime_check_reports_bits(DataType data, DataType index, std::uint32_t axis,
+                                const Sizes& input_sizes, const Sizes& indices_sizes,
+                                const std::vector<std::uint64_t>& input,
+                                const std::vector<std::int64_t>& indices,
+                                const std::vector<std::uint64_t>& updates,
+                                const std::vector<std::uint64_t>& expected) {
+  const RuntimeScatter d = packed_descs(data, index, input_sizes, indices_sizes, input_sizes);
+  const std::vector<std::uint64_t> index_bits(indices.begin(), indices.end());
+  std::vector<std::uint64_t> wrong = expected;
+  for (std::uint64_t& w : wrong) w ^= 1;  // each element differs from the one expected
+  const auto in = packed_bytes(data, input, input_sizes);
+  const auto idx = packed_bytes(index, index_bits, indices_sizes);
+  const auto upd = packed_bytes(data, updates, indices_sizes);
+  const auto good_out = packed_bytes(data, expected, input_sizes);
+  const auto wrong_out = packed_bytes(data, wrong, input_sizes);
+  const ConstBuffer in_b = cbuf(in), idx_b = cbuf(idx), upd_b = cbuf(upd);
+
+  bool same = check_scatter_result(d.desc(axis), in_b, idx_b, upd_b, cbuf(good_out)).ok();
+  const ScatterCheckResult<ScatterElementBits> bad = check_scatter_result(
+      d.desc(axis), in_b, idx_b, upd_b, cbuf(wrong_out), {}, wrong.size());  // report them all
+  same = same && bad.mismatch_count == wrong.size() && bad.mismatches.size() == wrong.size();
+  for (std::size_t p = 0; same && p < wrong.size(); ++p) {
+    const ScatterMismatch<ScatterElementBits>& m = bad.mismatches[p];
+    same = m.output_coordinate == coord_of(unravel(p, input_sizes)) &&
+           m.actual == ScatterElementBits{data, wrong[p]} &&
+           m.expected == ScatterElementBits{data, expected[p]} && m.candidates.empty();
+  }
+
+  // A collision: three updates to element 1 of a {4} input, the middle one by a negative index
+  // where the index type has them; the actual output is the input, so it holds none of them.
+  const bool is_signed = index == DataType::Int64 || index == DataType::Int32;
+  const std::vector<std::uint64_t> small_input(input.begin(), input.begin() + 4);
+  const std::vector<std::uint64_t> small_updates(updates.begin(), updates.begin() + 3);
+  const std::vector<std::uint64_t> small_indices{1, is_signed ? std::uint64_t(-3) : 1, 1};
+  const RuntimeScatter c = packed_descs(data, index, {4}, {3}, {4});
+  const auto small_in = packed_bytes(data, small_input, {4});
+  const auto small_idx = packed_bytes(index, small_indices, {3});
+  const auto small_upd = packed_bytes(data, small_updates, {3});
+  const auto collisions =
+      find_scatter_collisions(c.desc(0), cbuf(small_in), cbuf(small_idx), cbuf(small_upd));
+  const ScatterCheckResult<ScatterElementBits> missed = check_scatter_result(
+      c.desc(0), cbuf(small_in), cbuf(small_idx), cbuf(small_upd), cbuf(small_in));
+  same = same && collisions.size() == 1 && collisions[0].candidates.size() == 3 &&
+         missed.mismatch_count == 1 && missed.mismatches.size() == 1 &&
+         missed.mismatches[0].actual == ScatterElementBits{data, small_input[1]} &&
+         missed.mismatches[0].candidates.size() == 3;
+  for (std::uint32_t j = 0; same && j < 3; ++j) {
+    const ScatterElementBits update{data, small_updates[j]};
+    same = collisions[0].candidates[j].indices_coordinate == coord_of({j}) &&
+           collisions[0].candidates[j].value == update &&
+           missed.mismatches[0].candidates[j].value == update;
+  }
+  return same;
+}
 
 // A {3,4} input scattered along `axis`, with negative indices where the type has them.
 template <class T, class I>
@@ -303,6 +404,11 @@ PairResult run_type_pair(std::uint32_t axis) {
       run_typed(input, input_sizes, indices, indices_sizes, updates, axis), expected);
   r.runtime_matches_expected = all_same_bits(
       run_runtime(input, input_sizes, indices, indices_sizes, updates, axis), expected);
+
+  r.runtime_check_reports_bits = runtime_check_reports_bits(
+      data_type_of<T>, data_type_of<I>, axis, input_sizes, indices_sizes, bits_of_all(input),
+      std::vector<std::int64_t>(indices.begin(), indices.end()), bits_of_all(updates),
+      bits_of_all(expected));
   return r;
 }
 
@@ -313,6 +419,7 @@ void check_type_pair(PairResult (*run)(std::uint32_t)) {
     const PairResult r = run(axis);
     CHECK(r.typed_matches_expected);
     CHECK(r.runtime_matches_expected);
+    CHECK(r.runtime_check_reports_bits);
   }
 }
 
