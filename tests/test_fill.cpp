@@ -19,30 +19,9 @@ using dmlref::IndexFillOptions;
 using dmlref::IndexSign;
 using dmlref::Layout;
 using dmlref::TensorView;
+using dmlref::test::bits_of;
 
 namespace {
-
-template <class T>
-std::uint64_t bits_of(const T& v) {
-  if constexpr (std::is_same_v<T, float16>) {
-    return v.bits();
-  } else if constexpr (sizeof(T) == 1) {
-    return std::bit_cast<std::uint8_t>(v);
-  } else if constexpr (sizeof(T) == 2) {
-    return std::bit_cast<std::uint16_t>(v);
-  } else if constexpr (sizeof(T) == 4) {
-    return std::bit_cast<std::uint32_t>(v);
-  } else {
-    return std::bit_cast<std::uint64_t>(v);
-  }
-}
-
-template <class T>
-std::vector<std::uint64_t> bits_of(const std::vector<T>& v) {
-  std::vector<std::uint64_t> out;
-  for (const T& x : v) out.push_back(bits_of(x));
-  return out;
-}
 
 template <class T>
 std::vector<T> distinct(std::uint32_t n, std::uint64_t seed) {

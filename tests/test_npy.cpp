@@ -26,6 +26,7 @@ using dmlref::Layout;
 using dmlref::NpyArray;
 using dmlref::NpyVersion;
 using dmlref::TensorView;
+using dmlref::test::bits_of;
 
 namespace {
 
@@ -59,20 +60,6 @@ std::string dict(const std::string& descr, const std::string& shape, const std::
   return "{'descr': '" + descr + "', 'fortran_order': " + order + ", 'shape': " + shape + ", }\n";
 }
 
-template <class T>
-std::uint64_t bits_of(const T& v) {
-  if constexpr (std::is_same_v<T, float16>) {
-    return v.bits();
-  } else if constexpr (sizeof(T) == 1) {
-    return std::bit_cast<std::uint8_t>(v);
-  } else if constexpr (sizeof(T) == 2) {
-    return std::bit_cast<std::uint16_t>(v);
-  } else if constexpr (sizeof(T) == 4) {
-    return std::bit_cast<std::uint32_t>(v);
-  } else {
-    return std::bit_cast<std::uint64_t>(v);
-  }
-}
 
 // The formulas of make_npy.py for the (2, 3, 4) files, at row-major position i.
 template <class T>

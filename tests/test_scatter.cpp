@@ -25,6 +25,7 @@ namespace test_scatter {  // this file's own names (tests/CMakeLists.txt: unity 
 namespace {
 
 using namespace dmlref;
+using dmlref::test::bits_of;
 using dmlref::test::distinct_buffer;
 using dmlref::test::distinct_value;
 using dmlref::test::same_bits;
@@ -284,27 +285,6 @@ struct PairResult {
   bool runtime_check_reports_bits = false;
 };
 
-// v's bit pattern, zero-extended (the value ScatterElementBits holds).
-template <class T>
-std::uint64_t bits_of(const T& v) {
-  if constexpr (sizeof(T) == 1) {
-    return std::bit_cast<std::uint8_t>(v);
-  } else if constexpr (sizeof(T) == 2) {
-    return std::bit_cast<std::uint16_t>(v);
-  } else if constexpr (sizeof(T) == 4) {
-    return std::bit_cast<std::uint32_t>(v);
-  } else {
-    return std::bit_cast<std::uint64_t>(v);
-  }
-}
-
-template <class T>
-std::vector<std::uint64_t> bits_of_all(const std::vector<T>& values) {
-  std::vector<std::uint64_t> out;
-  for (const T& v : values) out.push_back(bits_of(v));
-  return out;
-}
-
 // The bit patterns `bits` as elements of `type` (two's complement for signed indices), in a
 // buffer of the description's TotalTensorSizeInBytes.
 std::vector<std::byte> packed_bytes(DataType type, const std::vector<std::uint64_t>& bits,
@@ -406,9 +386,9 @@ PairResult run_type_pair(std::uint32_t axis) {
       run_runtime(input, input_sizes, indices, indices_sizes, updates, axis), expected);
 
   r.runtime_check_reports_bits = runtime_check_reports_bits(
-      data_type_of<T>, data_type_of<I>, axis, input_sizes, indices_sizes, bits_of_all(input),
-      std::vector<std::int64_t>(indices.begin(), indices.end()), bits_of_all(updates),
-      bits_of_all(expected));
+      data_type_of<T>, data_type_of<I>, axis, input_sizes, indices_sizes, bits_of(input),
+      std::vector<std::int64_t>(indices.begin(), indices.end()), bits_of(updates),
+      bits_of(expected));
   return r;
 }
 

@@ -19,6 +19,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -67,6 +68,27 @@ T distinct_value(std::uint64_t i) {
 template <class T>
 bool same_bits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// v's bit pattern, zero-extended to 64 bits (what ScatterElementBits and the fill tests hold).
+template <class T>
+std::uint64_t bits_of(const T& v) {
+  if constexpr (sizeof(T) == 1) {
+    return std::bit_cast<std::uint8_t>(v);
+  } else if constexpr (sizeof(T) == 2) {
+    return std::bit_cast<std::uint16_t>(v);
+  } else if constexpr (sizeof(T) == 4) {
+    return std::bit_cast<std::uint32_t>(v);
+  } else {
+    return std::bit_cast<std::uint64_t>(v);
+  }
+}
+
+template <class T>
+std::vector<std::uint64_t> bits_of(const std::vector<T>& values) {
+  std::vector<std::uint64_t> out;
+  for (const T& v : values) out.push_back(bits_of(v));
+  return out;
 }
 
 // A buffer of n elements filled with distinct values starting at `seed_offset`.
