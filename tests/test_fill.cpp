@@ -6,7 +6,6 @@
 #include <dmlref/fill.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <set>

@@ -6,7 +6,6 @@
 #include <dmlref/fill.hpp>
 #include <dmlref/npy.hpp>
 
-#include <bit>
 #include <filesystem>
 #include <fstream>
 #include <istream>
@@ -59,7 +58,6 @@ std::vector<std::byte> image(const std::string& header, std::size_t data_bytes, 
 std::string dict(const std::string& descr, const std::string& shape, const std::string& order = "False") {
   return "{'descr': '" + descr + "', 'fortran_order': " + order + ", 'shape': " + shape + ", }\n";
 }
-
 
 // The formulas of make_npy.py for the (2, 3, 4) files, at row-major position i.
 template <class T>

@@ -285,6 +285,13 @@ struct PairResult {
   bool runtime_check_reports_bits = false;
 };
 
+// The low sizeof(U) bytes of `bits`, stored at `at` as a U.
+template <class U>
+void store_as(std::byte* at, std::uint64_t bits) {
+  const auto v = static_cast<U>(bits);
+  std::memcpy(at, &v, sizeof(U));
+}
+
 // The bit patterns `bits` as elements of `type` (two's complement for signed indices), in a
 // buffer of the description's TotalTensorSizeInBytes.
 std::vector<std::byte> packed_bytes(DataType type, const std::vector<std::uint64_t>& bits,
@@ -292,14 +299,13 @@ std::vector<std::byte> packed_bytes(DataType type, const std::vector<std::uint64
   const std::size_t width = element_size(type);
   std::vector<std::byte> out(TensorDesc(type, sizes).total_tensor_size_in_bytes);
   for (std::size_t i = 0; i < bits.size(); ++i) {
-    const auto b8 = static_cast<std::uint8_t>(bits[i]);
-    const auto b16 = static_cast<std::uint16_t>(bits[i]);
-    const auto b32 = static_cast<std::uint32_t>(bits[i]);
-    const void* from = width == 1 ? static_cast<const void*>(&b8)
-                       : width == 2 ? static_cast<const void*>(&b16)
-                       : width == 4 ? static_cast<const void*>(&b32)
-                                    : static_cast<const void*>(&bits[i]);
-    std::memcpy(out.data() + i * width, from, width);
+    std::byte* at = out.data() + i * width;
+    switch (width) {
+      case 1: store_as<std::uint8_t>(at, bits[i]); break;
+      case 2: store_as<std::uint16_t>(at, bits[i]); break;
+      case 4: store_as<std::uint32_t>(at, bits[i]); break;
+      default: store_as<std::uint64_t>(at, bits[i]); break;
+    }
   }
   return out;
 }
@@ -310,15 +316,14 @@ std::vector<std::byte> packed_bytes(DataType type, const std::vector<std::uint64
 bool runtime_check_reports_bits(DataType data, DataType index, std::uint32_t axis,
                                 const Sizes& input_sizes, const Sizes& indices_sizes,
                                 const std::vector<std::uint64_t>& input,
-                                const std::vector<std::int64_t>& indices,
+                                const std::vector<std::uint64_t>& indices,
                                 const std::vector<std::uint64_t>& updates,
                                 const std::vector<std::uint64_t>& expected) {
   const RuntimeScatter d = packed_descs(data, index, input_sizes, indices_sizes, input_sizes);
-  const std::vector<std::uint64_t> index_bits(indices.begin(), indices.end());
   std::vector<std::uint64_t> wrong = expected;
   for (std::uint64_t& w : wrong) w ^= 1;  // each element differs from the one expected
   const auto in = packed_bytes(data, input, input_sizes);
-  const auto idx = packed_bytes(index, index_bits, indices_sizes);
+  const auto idx = packed_bytes(index, indices, indices_sizes);
   const auto upd = packed_bytes(data, updates, indices_sizes);
   const auto good_out = packed_bytes(data, expected, input_sizes);
   const auto wrong_out = packed_bytes(data, wrong, input_sizes);
@@ -349,8 +354,9 @@ bool runtime_check_reports_bits(DataType data, DataType index, std::uint32_t axi
       find_scatter_collisions(c.desc(0), cbuf(small_in), cbuf(small_idx), cbuf(small_upd));
   const ScatterCheckResult<ScatterElementBits> missed = check_scatter_result(
       c.desc(0), cbuf(small_in), cbuf(small_idx), cbuf(small_upd), cbuf(small_in));
-  same = same && collisions.size() == 1 && collisions[0].candidates.size() == 3 &&
-         missed.mismatch_count == 1 && missed.mismatches.size() == 1 &&
+  same = same && collisions.size() == 1 && collisions[0].output_coordinate == coord_of({1}) &&
+         collisions[0].candidates.size() == 3 && missed.mismatch_count == 1 &&
+         missed.mismatches.size() == 1 && missed.mismatches[0].output_coordinate == coord_of({1}) &&
          missed.mismatches[0].actual == ScatterElementBits{data, small_input[1]} &&
          missed.mismatches[0].candidates.size() == 3;
   for (std::uint32_t j = 0; same && j < 3; ++j) {
@@ -387,8 +393,7 @@ PairResult run_type_pair(std::uint32_t axis) {
 
   r.runtime_check_reports_bits = runtime_check_reports_bits(
       data_type_of<T>, data_type_of<I>, axis, input_sizes, indices_sizes, bits_of(input),
-      std::vector<std::int64_t>(indices.begin(), indices.end()), bits_of(updates),
-      bits_of(expected));
+      bits_of(indices), bits_of(updates), bits_of(expected));
   return r;
 }
 

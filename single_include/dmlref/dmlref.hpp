@@ -7703,6 +7703,16 @@ struct ScatterBound {
   BoundTensor input, indices, updates, output;  // output.data is null without an output buffer
 };
 
+// Calls f(type_identity<W>, type_identity<I>): W the unsigned integer of the data's element width,
+// I the bound index type. For the loops that move or compare bits and never read a value.
+template <class F>
+decltype(auto) visit_width_and_index(const ScatterBound& b, F&& f) {
+  return visit_width(b.input.tensor.data_type, [&](auto width) -> decltype(auto) {
+    return visit_index(b.indices.tensor.data_type, ErrorCode::SC3,
+                       [&](auto index_type) -> decltype(auto) { return f(width, index_type); });
+  });
+}
+
 // The descriptions, then the buffers (T9, T10), T13 when the output is written, then the index
 // pass (SC8) and, unless only collisions are wanted, DuplicatePolicy::Reject.
 inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer input,
@@ -7766,11 +7776,10 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
       detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options);
   // By element width: the plain loop moves bits and never reads a value, so the loop over the
   // unsigned integer of the element's size is the same loop (4 instantiations serve 11 types).
-  visit_width(b.input.tensor.data_type, [&]<class W>(std::type_identity<W>) {
-    visit_index(b.indices.tensor.data_type, ErrorCode::SC3, [&]<class I>(std::type_identity<I>) {
-      detail::scatter_reference(view_of<const W>(b.input), view_of<const I>(b.indices),
-                                view_of<const W>(b.updates), view_of<W>(b.output), desc.Axis);
-    });
+  detail::visit_width_and_index(b, [&]<class W, class I>(std::type_identity<W>,
+                                                         std::type_identity<I>) {
+    detail::scatter_reference(view_of<const W>(b.input), view_of<const I>(b.indices),
+                              view_of<const W>(b.updates), view_of<W>(b.output), desc.Axis);
   });
 }
 
@@ -8114,18 +8123,7 @@ ScatterCheckResult<T> check_scatter_result(TensorView<const T> input, TensorView
 
 namespace detail {
 
-// Calls f(type_identity<W>, type_identity<I>) for the bound index type I and W the unsigned
-// integer of the data's width: a check compares bits and never interprets a value, so the runtime
-// layer instantiates 4 widths, not 11 types (with 4 index types: 16 bodies instead of 44). The
-// data type travels in each ScatterElementBits, for printing.
-template <class F>
-decltype(auto) visit_scatter_types(const ScatterBound& b, F&& f) {
-  return visit_width(b.input.tensor.data_type, [&](auto width) -> decltype(auto) {
-    return visit_index(b.indices.tensor.data_type, ErrorCode::SC3,
-                       [&](auto index_type) -> decltype(auto) { return f(width, index_type); });
-  });
-}
-
+// Candidates read at width W, as values of `data_type`.
 template <class W>
 std::vector<ScatterCandidate<ScatterElementBits>> scatter_bits_of(
     DataType data_type, const std::vector<ScatterCandidate<W>>& candidates) {
@@ -8147,8 +8145,10 @@ std::vector<ScatterCollision<ScatterElementBits>> find_scatter_collisions(
     const ScatterOptions& options = {}) {
   const detail::ScatterBound b = detail::bind_scatter(desc, input, indices, updates, nullptr,
                                                       detail::ScatterUse::Collisions, options);
+  // By width: a collision list compares and copies bits, never reads a value; the data type
+  // travels in each ScatterElementBits, for printing.
   const DataType data_type = b.input.tensor.data_type;
-  return detail::visit_scatter_types(b, [&](auto width, auto index_type) {
+  return detail::visit_width_and_index(b, [&](auto width, auto index_type) {
     using W = typename decltype(width)::type;
     using I = typename decltype(index_type)::type;
     std::vector<ScatterCollision<ScatterElementBits>> out;
@@ -8172,8 +8172,10 @@ ScatterCheckResult<ScatterElementBits> check_scatter_result(
     std::size_t max_reported = kScatterCheckMaxReported) {
   const detail::ScatterBound b = detail::bind_scatter(
       desc, input, indices, updates, &actual_output, detail::ScatterUse::Check, options);
+  // By width, as find_scatter_collisions: the check compares bits (4 widths x 4 index types, 16
+  // bodies, where data types would make 44).
   const DataType data_type = b.input.tensor.data_type;
-  return detail::visit_scatter_types(b, [&](auto width, auto index_type) {
+  return detail::visit_width_and_index(b, [&](auto width, auto index_type) {
     using W = typename decltype(width)::type;
     using I = typename decltype(index_type)::type;
     const ScatterCheckResult<W> r = detail::check_scatter_result_validated(

@@ -414,6 +414,16 @@ struct ScatterBound {
   BoundTensor input, indices, updates, output;  // output.data is null without an output buffer
 };
 
+// Calls f(type_identity<W>, type_identity<I>): W the unsigned integer of the data's element width,
+// I the bound index type. For the loops that move or compare bits and never read a value.
+template <class F>
+decltype(auto) visit_width_and_index(const ScatterBound& b, F&& f) {
+  return visit_width(b.input.tensor.data_type, [&](auto width) -> decltype(auto) {
+    return visit_index(b.indices.tensor.data_type, ErrorCode::SC3,
+                       [&](auto index_type) -> decltype(auto) { return f(width, index_type); });
+  });
+}
+
 // The descriptions, then the buffers (T9, T10), T13 when the output is written, then the index
 // pass (SC8) and, unless only collisions are wanted, DuplicatePolicy::Reject.
 inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer input,
@@ -477,11 +487,10 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
       detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options);
   // By element width: the plain loop moves bits and never reads a value, so the loop over the
   // unsigned integer of the element's size is the same loop (4 instantiations serve 11 types).
-  visit_width(b.input.tensor.data_type, [&]<class W>(std::type_identity<W>) {
-    visit_index(b.indices.tensor.data_type, ErrorCode::SC3, [&]<class I>(std::type_identity<I>) {
-      detail::scatter_reference(view_of<const W>(b.input), view_of<const I>(b.indices),
-                                view_of<const W>(b.updates), view_of<W>(b.output), desc.Axis);
-    });
+  detail::visit_width_and_index(b, [&]<class W, class I>(std::type_identity<W>,
+                                                         std::type_identity<I>) {
+    detail::scatter_reference(view_of<const W>(b.input), view_of<const I>(b.indices),
+                              view_of<const W>(b.updates), view_of<W>(b.output), desc.Axis);
   });
 }
 
