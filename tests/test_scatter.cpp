@@ -937,6 +937,54 @@ TEST_CASE(
   CHECK(run_typed(input, {5}, distinct, {3}, updates, 0, reject) == floats({7, 5, 2, 6, 4}));
 }
 
+TEST_CASE("SCATTER: a rejection costs the indices' stored values, not their broadcast count") {
+  // Indices and updates broadcast along Axis to 2^31 - 1 elements per row (2^32 - 2 in all, just
+  // under T4's limit), from two stored values: a walk over every broadcast element would take
+  // seconds, and a rejection must not.
+  constexpr std::uint32_t kBig = 0x7FFFFFFFu;
+  const std::vector<float> input = distinct_buffer<float>(8);
+  const std::vector<float> updates{7.5f};
+  const Strides broadcast_along_axis{1, 0};
+  auto indices_view = [&](const std::vector<std::int32_t>& values) {
+    return TensorView<const std::int32_t>(values.data(),
+                                          strided_layout({2, kBig}, broadcast_along_axis));
+  };
+  const TensorView<const float> updates_view(updates.data(), strided_layout({2, kBig}, {0, 0}));
+  const RuntimeScatter r{TensorDesc(DataType::Float32, {2, 4}),
+                         TensorDesc(DataType::Int32, {2, kBig}, {1, 0}),
+                         TensorDesc(DataType::Float32, {2, kBig}, {0, 0}),
+                         TensorDesc(DataType::Float32, {2, 4})};
+  std::vector<float> output(8, -1.0f);
+
+  SUBCASE("Reject: the second index of row 0 repeats the first") {
+    const std::vector<std::int32_t> indices{3, 1};
+    ScatterOptions reject;
+    reject.duplicates = DuplicatePolicy::Reject;
+    const char* message = "SCATTER: IndicesTensor[0,0] is 3 and IndicesTensor[0,1] is 3; both "
+                          "target OutputTensor[0,3] along Axis 1";
+    DMLREF_CHECK_ERROR(scatter(cview(input, {2, 4}), indices_view(indices), updates_view,
+                               mview(output, {2, 4}), 1, reject),
+                       ErrorCode::ScatterDuplicate, message);
+    DMLREF_CHECK_ERROR(scatter(r.desc(1), cbuf(input), cbuf(indices), cbuf(updates),
+                               mbuf(output), reject),
+                       ErrorCode::ScatterDuplicate, message);
+    DMLREF_CHECK_ERROR(check_scatter_result(cview(input, {2, 4}), indices_view(indices),
+                                            updates_view, cview(input, {2, 4}), 1, reject),
+                       ErrorCode::ScatterDuplicate, message);
+  }
+  SUBCASE("SC8: row 0 is legal throughout, row 1 is not; the first bad coordinate is [1,0]") {
+    const std::vector<std::int32_t> indices{1, 9};
+    const char* message = "SCATTER: IndicesTensor[1,0] is 9 but InputTensor.Sizes[1] is 4";
+    DMLREF_CHECK_ERROR(scatter(cview(input, {2, 4}), indices_view(indices), updates_view,
+                               mview(output, {2, 4}), 1),
+                       ErrorCode::SC8, message);
+    DMLREF_CHECK_ERROR(
+        scatter(r.desc(1), cbuf(input), cbuf(indices), cbuf(updates), mbuf(output)),
+        ErrorCode::SC8, message);
+  }
+  CHECK(output == std::vector<float>(8, -1.0f));
+}
+
 TEST_CASE("SCATTER result check: report text, bitwise comparison, runtime entry point") {
   const std::vector<float> input{0, 1, 2, 3, 4};
   const std::vector<std::uint32_t> indices{3, 1, 3, 0};

@@ -45,14 +45,24 @@ static_assert(std::is_trivially_copyable_v<CopyPlan>);
 inline constexpr std::uint64_t kIndexChunk = 256;
 
 // Calls f(o, start, count) for every chunk of at most kIndexChunk elements of every innermost run
-// of a three-operand walk: o the run's offsets, start the chunk's first position in the run.
+// of a three-operand walk: o the run's offsets, start the chunk's first position in the run. An f
+// that returns bool stops the walk by returning true.
 template <class F>
 void walk_index_chunks(const CopyPlan& walk, F&& f) {
+  using Offsets = std::array<std::int64_t, 3>;
   const std::uint64_t n = walk.inner_size();
-  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& o) {
+  walk_runs<3>(walk, [&](const Offsets& o) {
     for (std::uint64_t c0 = 0; c0 < n; c0 += kIndexChunk) {
-      f(o, static_cast<std::int64_t>(c0), std::min(kIndexChunk, n - c0));
+      const auto start = static_cast<std::int64_t>(c0);
+      const std::uint64_t count = std::min(kIndexChunk, n - c0);
+      if constexpr (std::is_void_v<std::invoke_result_t<F&, const Offsets&, std::int64_t,
+                                                        std::uint64_t>>) {
+        f(o, start, count);
+      } else if (f(o, start, count)) {
+        return true;
+      }
     }
+    return false;
   });
 }
 
@@ -616,16 +626,24 @@ struct ScatterTargets {
 using ElementScatterPlanFn = ElementScatter (*)(const Layout& indices, const Layout& updates,
                                                 const Layout& output, std::uint32_t axis);
 
-// DuplicatePolicy::Reject's pass: the row-major position in the indices of the first index whose
-// output element an earlier index (row-major) already targets, or nullopt. One bit per output
-// element, and the targets as the fast path reads them (`targets_of`, scatter_targets of the
-// index type), a chunk at a time: compiled once, not per index type. A validation pass (it
-// allocates its bit set), not a plan's executing path.
-inline std::optional<std::uint64_t> first_repeated_scatter_target(const Layout& indices,
-                                                                  const void* indices_data,
-                                                                  const Layout& input,
-                                                                  std::uint32_t axis,
-                                                                  ElementTargetsFn targets_of) {
+// Two indices that target one output element: their row-major positions in the indices.
+struct ScatterRepeat {
+  std::uint64_t first = 0;   // the earlier index
+  std::uint64_t repeat = 0;  // the first index (row-major) whose target was already taken
+};
+
+// DuplicatePolicy::Reject's pass: the first index (row-major) whose output element an earlier
+// index already targets, and that earlier index, or nullopt. One bit per output element, and the
+// targets as the fast path reads them (`targets_of`, scatter_targets of the index type), a chunk
+// at a time: compiled once, not per index type. Both walks stop where they find what they look
+// for, so a rejection costs at most one pass over as many indices as the output has elements (the
+// first repeat comes no later), however many indices broadcast strides describe. A validation
+// pass (it allocates its bit set), not a plan's executing path.
+inline std::optional<ScatterRepeat> first_repeated_scatter_target(const Layout& indices,
+                                                                 const void* indices_data,
+                                                                 const Layout& input,
+                                                                 std::uint32_t axis,
+                                                                 ElementTargetsFn targets_of) {
   const Layout output = Layout::packed(input.size_span());
   const Layout positions = Layout::packed(indices.size_span());
   // Operands: 0 the index, 1 its output element before the index's contribution, 2 its
@@ -635,26 +653,42 @@ inline std::optional<std::uint64_t> first_repeated_scatter_target(const Layout& 
   strides[1][axis] = 0;
   const CopyPlan walk = make_copy_plan(indices.size_span(), strides);
   const ScatterTargets targets{indices_data, input.sizes[axis], output.strides[axis]};
-  std::vector<bool> taken(input.element_count(), false);
-  std::optional<std::uint64_t> repeat;
   const std::int64_t si = walk.inner_stride(0), so = walk.inner_stride(1);
   const std::int64_t sp = walk.inner_stride(2);
-  walk_index_chunks(walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
-                              std::uint64_t count) {
-    if (repeat) return;
-    std::array<std::int64_t, kIndexChunk> target;
-    targets_of(&targets, o[0] + start * si, si, count, target.data());
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const auto at = start + static_cast<std::int64_t>(i);
-      const auto element = static_cast<std::uint64_t>(o[1] + at * so + target[i]);
-      if (taken[element]) {
-        repeat = static_cast<std::uint64_t>(o[2] + at * sp);
-        return;
+  // Calls found(element) for each index's output element in row-major order until it returns
+  // true; the position of that index.
+  auto search = [&](auto&& found) {
+    std::optional<std::uint64_t> position;
+    walk_index_chunks(walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                                std::uint64_t count) {
+      std::array<std::int64_t, kIndexChunk> target;
+      targets_of(&targets, o[0] + start * si, si, count, target.data());
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const auto at = start + static_cast<std::int64_t>(i);
+        if (found(static_cast<std::uint64_t>(o[1] + at * so + target[i]))) {
+          position = static_cast<std::uint64_t>(o[2] + at * sp);
+          return true;
+        }
       }
-      taken[element] = true;
+      return false;
+    });
+    return position;
+  };
+  std::vector<bool> taken(input.element_count(), false);
+  std::uint64_t repeated = 0;
+  const std::optional<std::uint64_t> repeat = search([&](std::uint64_t element) {
+    if (taken[element]) {
+      repeated = element;
+      return true;
     }
+    taken[element] = true;
+    return false;
   });
-  return repeat;
+  if (!repeat) return std::nullopt;
+  // The earlier index with the same element: a second walk, which stops before `repeat`.
+  const std::optional<std::uint64_t> first =
+      search([&](std::uint64_t element) { return element == repeated; });
+  return ScatterRepeat{*first, *repeat};
 }
 
 // The output bytes at one coordinate of the dimensions before Axis up to which the fast path

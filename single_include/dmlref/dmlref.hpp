@@ -2035,16 +2035,22 @@ std::size_t RunCursor<N>::next(Batch& offsets) noexcept {
 // N must equal plan.operand_count so every operand gets an offset; walk_runs is for_each_run
 // without that check, for the engine, whose plans are built with the operand count it walks
 // them with: nothing on the executing path throws. Always inlined: its loop becomes the
-// caller's, so no walker is compiled per lambda.
+// caller's, so no walker is compiled per lambda. An f that returns bool stops the walk by
+// returning true (a search that must not cost more than the distance to what it finds).
 template <std::size_t N, class F>
 DMLREF_ALWAYS_INLINE void walk_runs(const CopyPlan& plan, F&& f) {
+  using Offsets = std::array<std::int64_t, N>;
   RunCursor<N> cursor(plan);
   typename RunCursor<N>::Batch batch;
   while (const std::size_t n = cursor.next(batch)) {
     for (std::size_t i = 0; i < n; ++i) {
-      std::array<std::int64_t, N> o;
+      Offsets o;
       for (std::size_t k = 0; k < N; ++k) o[k] = batch[k][i];
-      f(static_cast<const std::array<std::int64_t, N>&>(o));
+      if constexpr (std::is_void_v<std::invoke_result_t<F&, const Offsets&>>) {
+        f(static_cast<const Offsets&>(o));
+      } else if (f(static_cast<const Offsets&>(o))) {
+        return;
+      }
     }
   }
 }
@@ -3410,14 +3416,24 @@ static_assert(std::is_trivially_copyable_v<CopyPlan>);
 inline constexpr std::uint64_t kIndexChunk = 256;
 
 // Calls f(o, start, count) for every chunk of at most kIndexChunk elements of every innermost run
-// of a three-operand walk: o the run's offsets, start the chunk's first position in the run.
+// of a three-operand walk: o the run's offsets, start the chunk's first position in the run. An f
+// that returns bool stops the walk by returning true.
 template <class F>
 void walk_index_chunks(const CopyPlan& walk, F&& f) {
+  using Offsets = std::array<std::int64_t, 3>;
   const std::uint64_t n = walk.inner_size();
-  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& o) {
+  walk_runs<3>(walk, [&](const Offsets& o) {
     for (std::uint64_t c0 = 0; c0 < n; c0 += kIndexChunk) {
-      f(o, static_cast<std::int64_t>(c0), std::min(kIndexChunk, n - c0));
+      const auto start = static_cast<std::int64_t>(c0);
+      const std::uint64_t count = std::min(kIndexChunk, n - c0);
+      if constexpr (std::is_void_v<std::invoke_result_t<F&, const Offsets&, std::int64_t,
+                                                        std::uint64_t>>) {
+        f(o, start, count);
+      } else if (f(o, start, count)) {
+        return true;
+      }
     }
+    return false;
   });
 }
 
@@ -3981,16 +3997,24 @@ struct ScatterTargets {
 using ElementScatterPlanFn = ElementScatter (*)(const Layout& indices, const Layout& updates,
                                                 const Layout& output, std::uint32_t axis);
 
-// DuplicatePolicy::Reject's pass: the row-major position in the indices of the first index whose
-// output element an earlier index (row-major) already targets, or nullopt. One bit per output
-// element, and the targets as the fast path reads them (`targets_of`, scatter_targets of the
-// index type), a chunk at a time: compiled once, not per index type. A validation pass (it
-// allocates its bit set), not a plan's executing path.
-inline std::optional<std::uint64_t> first_repeated_scatter_target(const Layout& indices,
-                                                                  const void* indices_data,
-                                                                  const Layout& input,
-                                                                  std::uint32_t axis,
-                                                                  ElementTargetsFn targets_of) {
+// Two indices that target one output element: their row-major positions in the indices.
+struct ScatterRepeat {
+  std::uint64_t first = 0;   // the earlier index
+  std::uint64_t repeat = 0;  // the first index (row-major) whose target was already taken
+};
+
+// DuplicatePolicy::Reject's pass: the first index (row-major) whose output element an earlier
+// index already targets, and that earlier index, or nullopt. One bit per output element, and the
+// targets as the fast path reads them (`targets_of`, scatter_targets of the index type), a chunk
+// at a time: compiled once, not per index type. Both walks stop where they find what they look
+// for, so a rejection costs at most one pass over as many indices as the output has elements (the
+// first repeat comes no later), however many indices broadcast strides describe. A validation
+// pass (it allocates its bit set), not a plan's executing path.
+inline std::optional<ScatterRepeat> first_repeated_scatter_target(const Layout& indices,
+                                                                 const void* indices_data,
+                                                                 const Layout& input,
+                                                                 std::uint32_t axis,
+                                                                 ElementTargetsFn targets_of) {
   const Layout output = Layout::packed(input.size_span());
   const Layout positions = Layout::packed(indices.size_span());
   // Operands: 0 the index, 1 its output element before the index's contribution, 2 its
@@ -4000,26 +4024,42 @@ inline std::optional<std::uint64_t> first_repeated_scatter_target(const Layout& 
   strides[1][axis] = 0;
   const CopyPlan walk = make_copy_plan(indices.size_span(), strides);
   const ScatterTargets targets{indices_data, input.sizes[axis], output.strides[axis]};
-  std::vector<bool> taken(input.element_count(), false);
-  std::optional<std::uint64_t> repeat;
   const std::int64_t si = walk.inner_stride(0), so = walk.inner_stride(1);
   const std::int64_t sp = walk.inner_stride(2);
-  walk_index_chunks(walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
-                              std::uint64_t count) {
-    if (repeat) return;
-    std::array<std::int64_t, kIndexChunk> target;
-    targets_of(&targets, o[0] + start * si, si, count, target.data());
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const auto at = start + static_cast<std::int64_t>(i);
-      const auto element = static_cast<std::uint64_t>(o[1] + at * so + target[i]);
-      if (taken[element]) {
-        repeat = static_cast<std::uint64_t>(o[2] + at * sp);
-        return;
+  // Calls found(element) for each index's output element in row-major order until it returns
+  // true; the position of that index.
+  auto search = [&](auto&& found) {
+    std::optional<std::uint64_t> position;
+    walk_index_chunks(walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                                std::uint64_t count) {
+      std::array<std::int64_t, kIndexChunk> target;
+      targets_of(&targets, o[0] + start * si, si, count, target.data());
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const auto at = start + static_cast<std::int64_t>(i);
+        if (found(static_cast<std::uint64_t>(o[1] + at * so + target[i]))) {
+          position = static_cast<std::uint64_t>(o[2] + at * sp);
+          return true;
+        }
       }
-      taken[element] = true;
+      return false;
+    });
+    return position;
+  };
+  std::vector<bool> taken(input.element_count(), false);
+  std::uint64_t repeated = 0;
+  const std::optional<std::uint64_t> repeat = search([&](std::uint64_t element) {
+    if (taken[element]) {
+      repeated = element;
+      return true;
     }
+    taken[element] = true;
+    return false;
   });
-  return repeat;
+  if (!repeat) return std::nullopt;
+  // The earlier index with the same element: a second walk, which stops before `repeat`.
+  const std::optional<std::uint64_t> first =
+      search([&](std::uint64_t element) { return element == repeated; });
+  return ScatterRepeat{*first, *repeat};
 }
 
 // The output bytes at one coordinate of the dimensions before Axis up to which the fast path
@@ -7456,15 +7496,22 @@ std::uint32_t scatter_target_index(I value, std::uint32_t n) noexcept {
 
 // SC8, a pass of its own over every index before any output byte is written. The indices are
 // walked with the strided-copy core's planner (contiguous indices become one run); only when a bad
-// index is found does the coordinate walk below run, to name the first one.
+// index is found does the coordinate walk below run, to name the first one. A broadcast dimension
+// (stride 0) repeats the same values, so both walks take it at size 1: they cost the indices'
+// stored values, not their broadcast count, and the first bad coordinate (row-major) is the same,
+// since zeroing a broadcast coordinate keeps an index bad and only moves it earlier.
 template <IndexElement I>
 void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axis, std::uint32_t n,
                            IndexPolicy policy) {
   if (policy == IndexPolicy::Clamp) return;  // clamp_index gives every value a target
-  const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{indices.layout().strides};
-  const CopyPlan plan = make_copy_plan(indices.layout().size_span(), strides);
+  Layout stored = indices.layout();
+  for (std::uint32_t d = 0; d < stored.rank; ++d) {
+    if (stored.strides[d] == 0) stored.sizes[d] = 1;
+  }
+  const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{stored.strides};
+  const CopyPlan plan = make_copy_plan(stored.size_span(), strides);
   if (all_run_indices_legal<1>(plan, indices.data(), legal_index_bounds<I>(n))) return;
-  for_each_coordinate(indices.layout(), [&](const Coord& u) {
+  for_each_coordinate(stored, [&](const Coord& u) {
     const I value = indices[u];
     if (!normalize_index(value, n)) {
       fail(ErrorCode::SC8, kScatterOp, ": IndicesTensor", coordinate_string(u, indices.rank()),
@@ -7484,31 +7531,21 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
 template <IndexElement I>
 void check_scatter_duplicates(const TensorView<const I>& indices, std::uint32_t axis,
                               const Layout& input) {
-  const std::optional<std::uint64_t> repeat = first_repeated_scatter_target(
+  const std::optional<ScatterRepeat> found = first_repeated_scatter_target(
       indices.layout(), indices.data(), input, axis, &scatter_targets<I>);
-  if (!repeat) return;
-  // Only reached once, right before the throw: the repeat's coordinate (from its row-major
-  // position), its target, and the earlier index with the same target (a rescan).
+  if (!found) return;
   const std::uint32_t rank = indices.rank();
-  Coord u{};
-  std::uint64_t rest = *repeat;
-  for (std::uint32_t d = rank; d-- > 0;) {
-    u[d] = static_cast<std::uint32_t>(rest % indices.size(d));
-    rest /= indices.size(d);
-  }
-  const std::uint32_t n = input.sizes[axis];
-  Coord c = u;
-  c[axis] = scatter_target_index(indices[u], n);
-  Coord first{};
-  bool found = false;
-  for_each_coordinate(indices.layout(), [&](const Coord& v) {
-    Coord target = v;
-    target[axis] = scatter_target_index(indices[v], n);
-    if (!found && target == c) {
-      first = v;
-      found = true;
+  auto coordinate_of = [&](std::uint64_t position) {  // from its row-major position
+    Coord u{};
+    for (std::uint32_t d = rank; d-- > 0;) {
+      u[d] = static_cast<std::uint32_t>(position % indices.size(d));
+      position /= indices.size(d);
     }
-  });
+    return u;
+  };
+  const Coord first = coordinate_of(found->first), u = coordinate_of(found->repeat);
+  Coord c = u;
+  c[axis] = scatter_target_index(indices[u], input.sizes[axis]);
   fail(ErrorCode::ScatterDuplicate, kScatterOp, ": IndicesTensor", coordinate_string(first, rank),
        " is ", indices[first], " and IndicesTensor", coordinate_string(u, rank), " is ",
        indices[u], "; both target OutputTensor", coordinate_string(c, rank), " along Axis ", axis,

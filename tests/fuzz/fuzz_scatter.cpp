@@ -103,6 +103,9 @@ struct ScatterCall {
   }
 };
 
+// More updates than any buffer here holds elements (kMaxBufferBytes of 1-byte elements).
+constexpr std::uint64_t kMaxUpdates = kMaxBufferBytes + 1;
+
 Outcome run_scatter(const std::uint8_t* data, std::size_t size) {
   static constexpr DataType kIndexTypesByByte[] = {DataType::UInt32, DataType::Int32,
                                                    DataType::UInt64, DataType::Int64};
@@ -179,6 +182,18 @@ Outcome run_scatter(const std::uint8_t* data, std::size_t size) {
   } else {
     in.taint();
     c.options.duplicates = static_cast<DuplicatePolicy>(2 + dup % 4);  // InvalidOption
+  }
+
+  // Broadcast indices and updates can describe up to 2^32 - 1 updates over a few stored values.
+  // Under LastWins that is a valid call whose work (and the model's, and the typed reference's) is
+  // one step per update: minutes under the sanitizers. Such a call has more indices than any
+  // output buffer here has elements, so it has duplicates: fuzz it under Reject, which must reject
+  // it at the first repeat, in time proportional to the output.
+  std::uint64_t updates_count = 1;
+  for (std::uint32_t s : c.indices.sizes) updates_count = std::min(updates_count * s, kMaxUpdates);
+  if (updates_count >= kMaxUpdates && c.options.duplicates == DuplicatePolicy::LastWins) {
+    in.taint();
+    c.options.duplicates = DuplicatePolicy::Reject;
   }
 
   const bool clean = !in.tainted();

@@ -167,15 +167,22 @@ std::uint32_t scatter_target_index(I value, std::uint32_t n) noexcept {
 
 // SC8, a pass of its own over every index before any output byte is written. The indices are
 // walked with the strided-copy core's planner (contiguous indices become one run); only when a bad
-// index is found does the coordinate walk below run, to name the first one.
+// index is found does the coordinate walk below run, to name the first one. A broadcast dimension
+// (stride 0) repeats the same values, so both walks take it at size 1: they cost the indices'
+// stored values, not their broadcast count, and the first bad coordinate (row-major) is the same,
+// since zeroing a broadcast coordinate keeps an index bad and only moves it earlier.
 template <IndexElement I>
 void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axis, std::uint32_t n,
                            IndexPolicy policy) {
   if (policy == IndexPolicy::Clamp) return;  // clamp_index gives every value a target
-  const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{indices.layout().strides};
-  const CopyPlan plan = make_copy_plan(indices.layout().size_span(), strides);
+  Layout stored = indices.layout();
+  for (std::uint32_t d = 0; d < stored.rank; ++d) {
+    if (stored.strides[d] == 0) stored.sizes[d] = 1;
+  }
+  const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{stored.strides};
+  const CopyPlan plan = make_copy_plan(stored.size_span(), strides);
   if (all_run_indices_legal<1>(plan, indices.data(), legal_index_bounds<I>(n))) return;
-  for_each_coordinate(indices.layout(), [&](const Coord& u) {
+  for_each_coordinate(stored, [&](const Coord& u) {
     const I value = indices[u];
     if (!normalize_index(value, n)) {
       fail(ErrorCode::SC8, kScatterOp, ": IndicesTensor", coordinate_string(u, indices.rank()),
@@ -195,31 +202,21 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
 template <IndexElement I>
 void check_scatter_duplicates(const TensorView<const I>& indices, std::uint32_t axis,
                               const Layout& input) {
-  const std::optional<std::uint64_t> repeat = first_repeated_scatter_target(
+  const std::optional<ScatterRepeat> found = first_repeated_scatter_target(
       indices.layout(), indices.data(), input, axis, &scatter_targets<I>);
-  if (!repeat) return;
-  // Only reached once, right before the throw: the repeat's coordinate (from its row-major
-  // position), its target, and the earlier index with the same target (a rescan).
+  if (!found) return;
   const std::uint32_t rank = indices.rank();
-  Coord u{};
-  std::uint64_t rest = *repeat;
-  for (std::uint32_t d = rank; d-- > 0;) {
-    u[d] = static_cast<std::uint32_t>(rest % indices.size(d));
-    rest /= indices.size(d);
-  }
-  const std::uint32_t n = input.sizes[axis];
-  Coord c = u;
-  c[axis] = scatter_target_index(indices[u], n);
-  Coord first{};
-  bool found = false;
-  for_each_coordinate(indices.layout(), [&](const Coord& v) {
-    Coord target = v;
-    target[axis] = scatter_target_index(indices[v], n);
-    if (!found && target == c) {
-      first = v;
-      found = true;
+  auto coordinate_of = [&](std::uint64_t position) {  // from its row-major position
+    Coord u{};
+    for (std::uint32_t d = rank; d-- > 0;) {
+      u[d] = static_cast<std::uint32_t>(position % indices.size(d));
+      position /= indices.size(d);
     }
-  });
+    return u;
+  };
+  const Coord first = coordinate_of(found->first), u = coordinate_of(found->repeat);
+  Coord c = u;
+  c[axis] = scatter_target_index(indices[u], input.sizes[axis]);
   fail(ErrorCode::ScatterDuplicate, kScatterOp, ": IndicesTensor", coordinate_string(first, rank),
        " is ", indices[first], " and IndicesTensor", coordinate_string(u, rank), " is ",
        indices[u], "; both target OutputTensor", coordinate_string(c, rank), " along Axis ", axis,
