@@ -46,21 +46,14 @@ inline constexpr std::uint64_t kIndexChunk = 256;
 
 // Calls f(o, start, count) for every chunk of at most kIndexChunk elements of every innermost run
 // of a three-operand walk: o the run's offsets, start the chunk's first position in the run. An f
-// that returns bool stops the walk by returning true.
+// that returns bool stops the walk by returning true (call_until).
 template <class F>
 void walk_index_chunks(const CopyPlan& walk, F&& f) {
-  using Offsets = std::array<std::int64_t, 3>;
   const std::uint64_t n = walk.inner_size();
-  walk_runs<3>(walk, [&](const Offsets& o) {
+  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& o) {
     for (std::uint64_t c0 = 0; c0 < n; c0 += kIndexChunk) {
       const auto start = static_cast<std::int64_t>(c0);
-      const std::uint64_t count = std::min(kIndexChunk, n - c0);
-      if constexpr (std::is_void_v<std::invoke_result_t<F&, const Offsets&, std::int64_t,
-                                                        std::uint64_t>>) {
-        f(o, start, count);
-      } else if (f(o, start, count)) {
-        return true;
-      }
+      if (call_until(f, o, start, std::min(kIndexChunk, n - c0))) return true;
     }
     return false;
   });

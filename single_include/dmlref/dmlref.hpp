@@ -2030,27 +2030,35 @@ std::size_t RunCursor<N>::next(Batch& offsets) noexcept {
   return n;
 }
 
+// Calls f(args...) and says whether the walk calling it should stop: an f that returns bool stops
+// it by returning true (a search that must not cost more than the distance to what it finds); an
+// f that returns nothing never does.
+template <class F, class... Args>
+DMLREF_ALWAYS_INLINE bool call_until(F& f, const Args&... args) {
+  if constexpr (std::is_void_v<std::invoke_result_t<F&, const Args&...>>) {
+    f(args...);
+    return false;
+  } else {
+    return f(args...);
+  }
+}
+
 // Calls f(offsets) once per innermost run, in row-major order of the outer dimensions, where
 // offsets[k] is operand k's element offset of the run's first element (RunCursor's batches).
 // N must equal plan.operand_count so every operand gets an offset; walk_runs is for_each_run
 // without that check, for the engine, whose plans are built with the operand count it walks
 // them with: nothing on the executing path throws. Always inlined: its loop becomes the
 // caller's, so no walker is compiled per lambda. An f that returns bool stops the walk by
-// returning true (a search that must not cost more than the distance to what it finds).
+// returning true (call_until).
 template <std::size_t N, class F>
 DMLREF_ALWAYS_INLINE void walk_runs(const CopyPlan& plan, F&& f) {
-  using Offsets = std::array<std::int64_t, N>;
   RunCursor<N> cursor(plan);
   typename RunCursor<N>::Batch batch;
   while (const std::size_t n = cursor.next(batch)) {
     for (std::size_t i = 0; i < n; ++i) {
-      Offsets o;
+      std::array<std::int64_t, N> o;
       for (std::size_t k = 0; k < N; ++k) o[k] = batch[k][i];
-      if constexpr (std::is_void_v<std::invoke_result_t<F&, const Offsets&>>) {
-        f(static_cast<const Offsets&>(o));
-      } else if (f(static_cast<const Offsets&>(o))) {
-        return;
-      }
+      if (call_until(f, o)) return;
     }
   }
 }
@@ -3417,21 +3425,14 @@ inline constexpr std::uint64_t kIndexChunk = 256;
 
 // Calls f(o, start, count) for every chunk of at most kIndexChunk elements of every innermost run
 // of a three-operand walk: o the run's offsets, start the chunk's first position in the run. An f
-// that returns bool stops the walk by returning true.
+// that returns bool stops the walk by returning true (call_until).
 template <class F>
 void walk_index_chunks(const CopyPlan& walk, F&& f) {
-  using Offsets = std::array<std::int64_t, 3>;
   const std::uint64_t n = walk.inner_size();
-  walk_runs<3>(walk, [&](const Offsets& o) {
+  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& o) {
     for (std::uint64_t c0 = 0; c0 < n; c0 += kIndexChunk) {
       const auto start = static_cast<std::int64_t>(c0);
-      const std::uint64_t count = std::min(kIndexChunk, n - c0);
-      if constexpr (std::is_void_v<std::invoke_result_t<F&, const Offsets&, std::int64_t,
-                                                        std::uint64_t>>) {
-        f(o, start, count);
-      } else if (f(o, start, count)) {
-        return true;
-      }
+      if (call_until(f, o, start, std::min(kIndexChunk, n - c0))) return true;
     }
     return false;
   });

@@ -103,8 +103,8 @@ struct ScatterCall {
   }
 };
 
-// More updates than any buffer here holds elements (kMaxBufferBytes of 1-byte elements).
-constexpr std::uint64_t kMaxUpdates = kMaxBufferBytes + 1;
+// More indices (and updates) than any output here has elements: kMaxBufferBytes of 1-byte elements.
+constexpr std::uint64_t kMoreIndicesThanAnyOutput = kMaxBufferBytes + 1;
 
 Outcome run_scatter(const std::uint8_t* data, std::size_t size) {
   static constexpr DataType kIndexTypesByByte[] = {DataType::UInt32, DataType::Int32,
@@ -189,9 +189,11 @@ Outcome run_scatter(const std::uint8_t* data, std::size_t size) {
   // one step per update: minutes under the sanitizers. Such a call has more indices than any
   // output buffer here has elements, so it has duplicates: fuzz it under Reject, which must reject
   // it at the first repeat, in time proportional to the output.
-  std::uint64_t updates_count = 1;
-  for (std::uint32_t s : c.indices.sizes) updates_count = std::min(updates_count * s, kMaxUpdates);
-  if (updates_count >= kMaxUpdates && c.options.duplicates == DuplicatePolicy::LastWins) {
+  std::uint64_t index_count = 1;  // saturating at the bound
+  for (std::uint32_t s : c.indices.sizes)
+    index_count = std::min(index_count * s, kMoreIndicesThanAnyOutput);
+  if (index_count == kMoreIndicesThanAnyOutput &&
+      c.options.duplicates == DuplicatePolicy::LastWins) {
     in.taint();
     c.options.duplicates = DuplicatePolicy::Reject;
   }
