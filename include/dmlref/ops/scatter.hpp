@@ -206,15 +206,10 @@ void check_scatter_duplicates(const TensorView<const I>& indices, std::uint32_t 
       indices.layout(), indices.data(), input, axis, &scatter_targets<I>);
   if (!found) return;
   const std::uint32_t rank = indices.rank();
-  auto coordinate_of = [&](std::uint64_t position) {  // from its row-major position
-    Coord u{};
-    for (std::uint32_t d = rank; d-- > 0;) {
-      u[d] = static_cast<std::uint32_t>(position % indices.size(d));
-      position /= indices.size(d);
-    }
-    return u;
-  };
-  const Coord first = coordinate_of(found->first), u = coordinate_of(found->repeat);
+  const mapping::TensorLayout shape = mapping::layout_of(indices);
+  Coord first{}, u{};  // the two indices' coordinates, from their row-major positions
+  mapping::coordinate_of(shape, found->first, first.data());
+  mapping::coordinate_of(shape, found->repeat, u.data());
   Coord c = u;
   c[axis] = scatter_target_index(indices[u], input.sizes[axis]);
   fail(ErrorCode::ScatterDuplicate, kScatterOp, ": IndicesTensor", coordinate_string(first, rank),
