@@ -13,7 +13,10 @@
 #include <sstream>
 #include <streambuf>
 #include <string>
+#include <string_view>
+#include <thread>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace test_npy {  // this file's own names (tests/CMakeLists.txt: unity groups)
@@ -404,6 +407,42 @@ std::string scratch_path(const std::string& name) {
 }
 
 }  // namespace
+
+TEST_CASE("npy: a file is named by a std::filesystem::path, std::string, std::string_view or C string") {
+  const std::string path = scratch_path("kinds.npy");
+  std::vector<std::int16_t> values = {1, -2, 3, -4};
+  const NpyArray a = NpyArray::from_view(TensorView<const std::int16_t>(values.data(), Layout::packed({2, 2})));
+  dmlref::write_npy(std::string_view(path), a);
+  for (const NpyArray& b : {dmlref::read_npy(std::filesystem::path(path)), dmlref::read_npy(path),
+                            dmlref::read_npy(std::string_view(path)), dmlref::read_npy(path.c_str())}) {
+    CHECK(b.name() == path);
+    CHECK(b.sizes() == a.sizes());
+    CHECK(std::memcmp(b.bytes().data(), a.bytes().data(), a.bytes().size()) == 0);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("npy: a pipe (no size up front) is read as far as its header says, then must end") {
+  const std::string path = scratch_path("fifo.npy");
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  const auto valid = image(dict("<f4", "(2, 3)"), 24);
+  // The writer's one small write fits the pipe's buffer, so it never waits on the reader.
+  const auto feed = [&](std::size_t extra) {
+    return std::thread([&, extra] {
+      std::ofstream out(path, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(valid.data()), static_cast<std::streamsize>(valid.size()));
+      out << std::string(extra, 'x');
+    });
+  };
+  std::thread writer = feed(0);
+  const NpyArray a = dmlref::read_npy(path);
+  writer.join();
+  CHECK(a.sizes() == std::vector<std::uint32_t>{2, 3});
+  writer = feed(1);
+  DMLREF_CHECK_ERROR(dmlref::read_npy(path), ErrorCode::NpyFormat, "24 data bytes, but more follow it");
+  writer.join();
+  std::filesystem::remove(path);
+}
 
 TEST_CASE("npy: /dev/zero and other endless input fail at the magic, reading 12 bytes at most") {
   if (std::filesystem::exists("/dev/zero")) {

@@ -37,7 +37,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <ostream>
@@ -677,27 +676,71 @@ inline NpyArray read_npy(std::span<const std::byte> bytes, std::string name = "<
   return NpyArray::from_bytes(bytes, std::move(name));
 }
 
-// Reads a .npy file. Open and read failures are ErrorCode::Io, format problems NpyFormat.
-inline NpyArray read_npy(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status)) {
-    detail::fail(ErrorCode::Io, "npy: cannot read '", name, "': it is a directory");
+namespace detail {
+
+// What the file overloads take: a path std::ifstream and std::ofstream open themselves
+// (std::filesystem::path, std::string, const char*), or text that converts to std::string_view.
+// They are templates so that this header needs no <filesystem>, the costliest standard header
+// dmlref.hpp would parse; a caller that passes a std::filesystem::path has included it already.
+template <class Path>
+concept NpyPath = std::is_constructible_v<std::ifstream, const Path&, std::ios::openmode> ||
+                  std::is_convertible_v<const Path&, std::string_view>;
+
+// The path as messages name it.
+template <NpyPath Path>
+std::string npy_path_text(const Path& path) {
+  if constexpr (std::is_convertible_v<const Path&, std::string_view>) {
+    return std::string(std::string_view(path));
+  } else {
+    return path.string();
   }
-  std::ifstream in(path, std::ios::binary);
+}
+
+template <class Stream, NpyPath Path>
+void open_npy_file(Stream& stream, const Path& path, std::ios::openmode mode) {
+  if constexpr (std::is_constructible_v<Stream, const Path&, std::ios::openmode>) {
+    stream.open(path, mode);
+  } else {
+    stream.open(std::string(std::string_view(path)), mode);
+  }
+}
+
+// Reads an opened file (the overloads below open it, so errno still says why an open failed).
+inline NpyArray read_npy_file(std::ifstream& in, const std::string& name) {
   if (!in) {
-    detail::fail(ErrorCode::Io, "npy: cannot open '", name, "' for reading: ",
-                 std::strerror(errno));
+    fail(ErrorCode::Io, "npy: cannot open '", name, "' for reading: ", std::strerror(errno));
   }
-  // A regular file's size is known up front, so a header that disagrees with it is refused before
-  // any data is allocated or read; pipes and devices are read only as far as the header says.
+  // A file that seeks (a regular file or a block device) tells its size up front, so a header that
+  // disagrees with it is refused before any data is allocated or read; pipes and character
+  // devices are read only as far as the header says.
   std::optional<std::uint64_t> size;
-  if (std::filesystem::is_regular_file(status)) {
-    const auto n = std::filesystem::file_size(path, ec);
-    if (!ec) size = n;
+  std::streambuf& file = *in.rdbuf();
+  const std::streampos end = file.pubseekoff(0, std::ios::end, std::ios::in);
+  if (end != std::streampos(-1)) {
+    if (file.pubseekpos(0, std::ios::in) != std::streampos(0)) {
+      fail(ErrorCode::Io, "npy: cannot read '", name, "': ", std::strerror(errno));
+    }
+    size = static_cast<std::uint64_t>(std::streamoff(end));
   }
+  // POSIX opens a directory for reading, and its first read fails (Windows refuses the open).
+  in.peek();
+  if (in.bad()) {
+    const int error = errno;
+    fail(ErrorCode::Io, "npy: cannot read '", name, "': ",
+         error == EISDIR ? "it is a directory" : std::strerror(error));
+  }
+  in.clear();
   return NpyArray::from_stream(in, name, size);
+}
+
+}  // namespace detail
+
+// Reads a .npy file. Open and read failures are ErrorCode::Io, format problems NpyFormat.
+template <detail::NpyPath Path>
+NpyArray read_npy(const Path& path) {
+  std::ifstream in;
+  detail::open_npy_file(in, path, std::ios::binary);
+  return detail::read_npy_file(in, detail::npy_path_text(path));
 }
 
 namespace detail {
@@ -779,11 +822,13 @@ std::vector<std::byte> npy_bytes(const TensorView<T>& view, NpyVersion version =
   return npy_bytes(NpyArray::from_view(view), version);
 }
 
-inline void write_npy(const std::filesystem::path& path, const NpyArray& array,
-                      NpyVersion version = NpyVersion::k1_0) {
+// Writes the .npy image to a file, created or truncated.
+template <detail::NpyPath Path>
+void write_npy(const Path& path, const NpyArray& array, NpyVersion version = NpyVersion::k1_0) {
   (void)detail::npy_header_bytes(array, version);  // refuse a bad version before the file opens
-  const std::string name = path.string();
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  const std::string name = detail::npy_path_text(path);
+  std::ofstream out;
+  detail::open_npy_file(out, path, std::ios::binary | std::ios::trunc);
   if (!out) {
     detail::fail(ErrorCode::Io, "npy: cannot open '", name, "' for writing: ", std::strerror(errno));
   }
@@ -792,10 +837,9 @@ inline void write_npy(const std::filesystem::path& path, const NpyArray& array,
   if (!out) detail::fail(ErrorCode::Io, "npy: error writing '", name, "'");
 }
 
-template <class T>
-void write_npy(const std::filesystem::path& path, const TensorView<T>& view,
-               NpyVersion version = NpyVersion::k1_0) {
-  write_npy(path, NpyArray::from_view(view, path.string()), version);
+template <detail::NpyPath Path, class T>
+void write_npy(const Path& path, const TensorView<T>& view, NpyVersion version = NpyVersion::k1_0) {
+  write_npy(path, NpyArray::from_view(view, detail::npy_path_text(path)), version);
 }
 
 }  // namespace dmlref
