@@ -1067,6 +1067,57 @@ TEST_CASE("SCATTER result check: report text, bitwise comparison, runtime entry 
   }
 }
 
+TEST_CASE_TEMPLATE("SCATTER result check and collision list read every index type, negative too",
+                   I, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t) {
+  // n = 5, targets 3, 1, 1, 3, 3, 1: OutputTensor[1] takes updates 1, 2 and 5, [3] updates 0, 3
+  // and 4 (the last wins in the reference).
+  std::vector<I> indices{3, 1, 1, 3, 3, 1};
+  if constexpr (std::is_signed_v<I>) indices = {3, -4, 1, -2, 3, -4};
+  const std::vector<std::int16_t> input{10, 11, 12, 13, 14};
+  const std::vector<std::int16_t> updates{20, 21, 22, 23, 24, 25};
+  const std::vector<std::int16_t> reference{10, 25, 12, 24, 14};
+  const std::vector<std::int16_t> other_winners{10, 21, 12, 20, 14};
+  // [1] holds an update that targets [3]; [2] is not the input's value.
+  const std::vector<std::int16_t> wrong{10, 20, 11, 23, 14};
+  const std::string wrong_report =
+      "SCATTER result check: 2 of 5 elements mismatch (2 colliding output elements accept any one "
+      "of their updates)\n"
+      "  OutputTensor[1]: expected one of the colliding updates {IndicesTensor[1] -> 21, "
+      "IndicesTensor[2] -> 22, IndicesTensor[5] -> 25}, actual 20\n"
+      "  OutputTensor[2]: expected 12, actual 11";
+  const std::vector<std::string> collisions{
+      "OutputTensor[1]: IndicesTensor[1] -> 21, IndicesTensor[2] -> 22, IndicesTensor[5] -> 25",
+      "OutputTensor[3]: IndicesTensor[0] -> 20, IndicesTensor[3] -> 23, IndicesTensor[4] -> 24"};
+  const auto texts = [](const auto& found) {
+    std::vector<std::string> out;
+    for (const auto& c : found) out.push_back(c.to_string());
+    return out;
+  };
+
+  const auto typed = [&](const std::vector<std::int16_t>& actual) {
+    return check_scatter_result(cview(input, {5}), cview(indices, {6}), cview(updates, {6}),
+                                cview(actual, {5}), 0);
+  };
+  CHECK(typed(reference).ok());
+  CHECK(typed(other_winners).ok());
+  CHECK(typed(wrong).to_string() == wrong_report);
+  CHECK(texts(find_scatter_collisions(cview(input, {5}), cview(indices, {6}),
+                                      cview(updates, {6}), 0)) == collisions);
+
+  const RuntimeScatter r = packed_descs(DataType::Int16, data_type_of<I>, {5}, {6}, {5});
+  const auto in = padded(input, r.input);
+  const auto upd = padded(updates, r.updates);
+  const auto runtime = [&](const std::vector<std::int16_t>& actual) {
+    return check_scatter_result(r.desc(0), cbuf(in), cbuf(indices), cbuf(upd),
+                                cbuf(padded(actual, r.output)));
+  };
+  CHECK(runtime(reference).ok());
+  CHECK(runtime(other_winners).ok());
+  CHECK(runtime(wrong).to_string() == wrong_report);
+  CHECK(texts(find_scatter_collisions(r.desc(0), cbuf(in), cbuf(indices), cbuf(upd))) ==
+        collisions);
+}
+
 // --- validation: one negative test per rule -----------------------------------------------------
 
 namespace {

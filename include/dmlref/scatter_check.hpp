@@ -161,16 +161,57 @@ struct ScatterCheckResult {
 
 namespace detail {
 
+// IndicesTensor read through its runtime index type, one switch per index. The check and the
+// collision list are tools, not the operator's fast path, so they compile once per element type
+// (or width, at run time: 4 bodies) instead of once per width and index type (16), which halved
+// the compile time of a call to the runtime check_scatter_result.
+struct ScatterIndices {
+  const void* data = nullptr;
+  DataType type = DataType::Unknown;  // an index type (SC3 was checked)
+  Layout layout;
+  std::uint32_t axis_size = 0;  // InputTensor's size along Axis
+
+  template <IndexElement I>
+  static ScatterIndices of(const TensorView<const I>& indices, std::uint32_t axis_size) {
+    return {indices.data(), data_type_of<I>, indices.layout(), axis_size};
+  }
+
+  // The index along Axis of the output element that the update at u targets.
+  std::uint32_t target(const Coord& u) const noexcept {
+    const std::int64_t at = layout.offset(u);
+    switch (type) {
+      case DataType::Int64: return target_of(static_cast<const std::int64_t*>(data)[at]);
+      case DataType::Int32: return target_of(static_cast<const std::int32_t*>(data)[at]);
+      case DataType::UInt64: return target_of(static_cast<const std::uint64_t*>(data)[at]);
+      default: return target_of(static_cast<const std::uint32_t*>(data)[at]);
+    }
+  }
+
+  // Calls f with the indices as a TensorView of their own index type.
+  template <class F>
+  decltype(auto) visit(F&& f) const {
+    return visit_index(type, ErrorCode::SC3, [&](auto index_type) -> decltype(auto) {
+      using I = typename decltype(index_type)::type;
+      return f(TensorView<const I>(static_cast<const I*>(data), layout));
+    });
+  }
+
+ private:
+  template <IndexElement I>
+  std::uint32_t target_of(I value) const noexcept {
+    return scatter_target_index(value, axis_size);
+  }
+};
+
 // Calls f(u, c, position) for every indices coordinate u in row-major order, with c the output
 // coordinate it targets and `position` c's row-major rank in the output (sizes == the input's).
-template <IndexElement I, class F>
-void for_each_scatter_target(const TensorView<const I>& indices, std::uint32_t axis,
+template <class F>
+void for_each_scatter_target(const ScatterIndices& indices, std::uint32_t axis,
                              const Layout& input, F&& f) {
   const Layout packed = Layout::packed(input.size_span());
-  const std::uint32_t n = input.sizes[axis];
-  for_each_coordinate(indices.layout(), [&](const Coord& u) {
+  for_each_coordinate(indices.layout, [&](const Coord& u) {
     Coord c = u;
-    c[axis] = scatter_target_index(indices[u], n);
+    c[axis] = indices.target(u);
     f(u, c, static_cast<std::uint64_t>(packed.offset(c)));
   });
 }
@@ -183,8 +224,9 @@ struct ScatterCollisionSite {
   std::vector<Coord> sources;
 };
 
-template <IndexElement I>
-std::vector<ScatterCollisionSite> scatter_collision_sites(const TensorView<const I>& indices,
+// A template only so that it compiles where it is called (Indices is ScatterIndices).
+template <class Indices>
+std::vector<ScatterCollisionSite> scatter_collision_sites(const Indices& indices,
                                                           std::uint32_t axis,
                                                           const Layout& input) {
   // Two bits per output element find the repeated targets; only their updates are kept.
@@ -222,8 +264,8 @@ std::vector<ScatterCollisionSite> scatter_collision_sites(const TensorView<const
   return sites;
 }
 
-template <class T, IndexElement I>
-std::vector<ScatterCollision<T>> scatter_collisions_validated(const TensorView<const I>& indices,
+template <class T>
+std::vector<ScatterCollision<T>> scatter_collisions_validated(const ScatterIndices& indices,
                                                               const TensorView<const T>& updates,
                                                               std::uint32_t axis,
                                                               const Layout& input) {
@@ -236,16 +278,20 @@ std::vector<ScatterCollision<T>> scatter_collisions_validated(const TensorView<c
   return out;
 }
 
-template <class T, IndexElement I>
+template <class T>
 ScatterCheckResult<T> check_scatter_result_validated(const TensorView<const T>& input,
-                                                     const TensorView<const I>& indices,
+                                                     const ScatterIndices& indices,
                                                      const TensorView<const T>& updates,
                                                      const TensorView<const T>& actual,
                                                      std::uint32_t axis, std::size_t max_reported) {
   const Layout& in = input.layout();
   std::vector<T> expected_storage(in.element_count());
   const TensorView<T> expected(expected_storage.data(), Layout::packed(in.size_span()));
-  scatter_reference(input, indices, updates, expected, axis);
+  // The reference's own loop, per index type: the one part of the check compiled 16 times at run
+  // time, and the smallest.
+  indices.visit([&](const auto& typed_indices) {
+    scatter_reference(input, typed_indices, updates, expected, axis);
+  });
   const std::vector<ScatterCollisionSite> sites = scatter_collision_sites(indices, axis, in);
 
   ScatterCheckResult<T> result;
@@ -291,7 +337,9 @@ std::vector<ScatterCollision<T>> find_scatter_collisions(
     const ScatterOptions& options = {}) {
   detail::validate_scatter_views<T, I>(input, indices, updates, nullptr,
                                        detail::ScatterUse::Collisions, axis, options);
-  return detail::scatter_collisions_validated(indices, updates, axis, input.layout());
+  return detail::scatter_collisions_validated(
+      detail::ScatterIndices::of(indices, input.layout().sizes[axis]), updates, axis,
+      input.layout());
 }
 
 // Checks a result computed elsewhere (a GPU) against the reference, bit for bit: at an output
@@ -307,8 +355,9 @@ ScatterCheckResult<T> check_scatter_result(TensorView<const T> input, TensorView
                                            std::size_t max_reported = kScatterCheckMaxReported) {
   detail::validate_scatter_views<T, I>(input, indices, updates, &actual_output,
                                        detail::ScatterUse::Check, axis, options);
-  return detail::check_scatter_result_validated(input, indices, updates, actual_output, axis,
-                                                max_reported);
+  return detail::check_scatter_result_validated(
+      input, detail::ScatterIndices::of(indices, input.layout().sizes[axis]), updates,
+      actual_output, axis, max_reported);
 }
 
 // --- runtime layer --------------------------------------------------------------------------
@@ -327,6 +376,11 @@ std::vector<ScatterCandidate<ScatterElementBits>> scatter_bits_of(
   return out;
 }
 
+inline ScatterIndices scatter_indices_of(const ScatterBound& b, std::uint32_t axis) {
+  return {b.indices.data, b.indices.tensor.data_type, b.indices.tensor.layout,
+          b.input.tensor.layout.sizes[axis]};
+}
+
 }  // namespace detail
 
 // Runtime find_scatter_collisions: no output buffer; OutputTensor's description is still checked.
@@ -340,12 +394,11 @@ std::vector<ScatterCollision<ScatterElementBits>> find_scatter_collisions(
   // By width: a collision list compares and copies bits, never reads a value; the data type
   // travels in each ScatterElementBits, for printing.
   const DataType data_type = b.input.tensor.data_type;
-  return detail::visit_width_and_index(b, [&](auto width, auto index_type) {
+  return visit_width(data_type, [&](auto width) {
     using W = typename decltype(width)::type;
-    using I = typename decltype(index_type)::type;
     std::vector<ScatterCollision<ScatterElementBits>> out;
     for (const ScatterCollision<W>& c : detail::scatter_collisions_validated(
-             view_of<const I>(b.indices), view_of<const W>(b.updates), desc.Axis,
+             detail::scatter_indices_of(b, desc.Axis), view_of<const W>(b.updates), desc.Axis,
              b.input.tensor.layout)) {
       out.push_back(
           {c.rank, c.output_coordinate, detail::scatter_bits_of(data_type, c.candidates)});
@@ -364,15 +417,14 @@ ScatterCheckResult<ScatterElementBits> check_scatter_result(
     std::size_t max_reported = kScatterCheckMaxReported) {
   const detail::ScatterBound b = detail::bind_scatter(
       desc, input, indices, updates, &actual_output, detail::ScatterUse::Check, options);
-  // By width, as find_scatter_collisions: the check compares bits (4 widths x 4 index types, 16
-  // bodies, where data types would make 44).
+  // By width, as find_scatter_collisions: the check compares bits (4 bodies, where data types
+  // would make 11).
   const DataType data_type = b.input.tensor.data_type;
-  return detail::visit_width_and_index(b, [&](auto width, auto index_type) {
+  return visit_width(data_type, [&](auto width) {
     using W = typename decltype(width)::type;
-    using I = typename decltype(index_type)::type;
     const ScatterCheckResult<W> r = detail::check_scatter_result_validated(
-        view_of<const W>(b.input), view_of<const I>(b.indices), view_of<const W>(b.updates),
-        view_of<const W>(b.output), desc.Axis, max_reported);
+        view_of<const W>(b.input), detail::scatter_indices_of(b, desc.Axis),
+        view_of<const W>(b.updates), view_of<const W>(b.output), desc.Axis, max_reported);
     ScatterCheckResult<ScatterElementBits> out{r.rank, r.element_count, r.colliding_element_count,
                                                r.mismatch_count, {}};
     for (const ScatterMismatch<W>& m : r.mismatches) {
