@@ -738,9 +738,10 @@ inline NpyArray read_npy_file(std::ifstream& in, const std::string& name) {
 // Reads a .npy file. Open and read failures are ErrorCode::Io, format problems NpyFormat.
 template <detail::NpyPath Path>
 NpyArray read_npy(const Path& path) {
+  const std::string name = detail::npy_path_text(path);  // before the open: errno stays its own
   std::ifstream in;
   detail::open_npy_file(in, path, std::ios::binary);
-  return detail::read_npy_file(in, detail::npy_path_text(path));
+  return detail::read_npy_file(in, name);
 }
 
 namespace detail {

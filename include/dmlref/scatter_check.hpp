@@ -163,8 +163,8 @@ namespace detail {
 
 // IndicesTensor read through its runtime index type, one switch per index. The check and the
 // collision list are tools, not the operator's fast path, so they compile once per element type
-// (or width, at run time: 4 bodies) instead of once per width and index type (16), which halved
-// the compile time of a call to the runtime check_scatter_result.
+// (or width, at run time: 4 bodies) instead of once per width and index type (16): a TU calling
+// the runtime check_scatter_result took 8.6 s of g++ -O2 before, 5.3-6.0 s after.
 struct ScatterIndices {
   const void* data = nullptr;
   DataType type = DataType::Unknown;  // an index type (SC3 was checked)

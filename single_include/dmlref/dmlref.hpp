@@ -5741,9 +5741,10 @@ inline NpyArray read_npy_file(std::ifstream& in, const std::string& name) {
 // Reads a .npy file. Open and read failures are ErrorCode::Io, format problems NpyFormat.
 template <detail::NpyPath Path>
 NpyArray read_npy(const Path& path) {
+  const std::string name = detail::npy_path_text(path);  // before the open: errno stays its own
   std::ifstream in;
   detail::open_npy_file(in, path, std::ios::binary);
-  return detail::read_npy_file(in, detail::npy_path_text(path));
+  return detail::read_npy_file(in, name);
 }
 
 namespace detail {
@@ -8048,8 +8049,8 @@ namespace detail {
 
 // IndicesTensor read through its runtime index type, one switch per index. The check and the
 // collision list are tools, not the operator's fast path, so they compile once per element type
-// (or width, at run time: 4 bodies) instead of once per width and index type (16), which halved
-// the compile time of a call to the runtime check_scatter_result.
+// (or width, at run time: 4 bodies) instead of once per width and index type (16): a TU calling
+// the runtime check_scatter_result took 8.6 s of g++ -O2 before, 5.3-6.0 s after.
 struct ScatterIndices {
   const void* data = nullptr;
   DataType type = DataType::Unknown;  // an index type (SC3 was checked)
