@@ -177,14 +177,11 @@ struct ScatterIndices {
   }
 
   // The index along Axis of the output element that the update at u targets.
-  std::uint32_t target(const Coord& u) const noexcept {
-    const std::int64_t at = layout.offset(u);
-    switch (type) {
-      case DataType::Int64: return target_of(static_cast<const std::int64_t*>(data)[at]);
-      case DataType::Int32: return target_of(static_cast<const std::int32_t*>(data)[at]);
-      case DataType::UInt64: return target_of(static_cast<const std::uint64_t*>(data)[at]);
-      default: return target_of(static_cast<const std::uint32_t*>(data)[at]);
-    }
+  std::uint32_t target(const Coord& u) const {
+    return visit_index(type, ErrorCode::SC3, [&](auto index_type) {
+      using I = typename decltype(index_type)::type;
+      return scatter_target_index(static_cast<const I*>(data)[layout.offset(u)], axis_size);
+    });
   }
 
   // Calls f with the indices as a TensorView of their own index type.
@@ -194,12 +191,6 @@ struct ScatterIndices {
       using I = typename decltype(index_type)::type;
       return f(TensorView<const I>(static_cast<const I*>(data), layout));
     });
-  }
-
- private:
-  template <IndexElement I>
-  std::uint32_t target_of(I value) const noexcept {
-    return scatter_target_index(value, axis_size);
   }
 };
 
