@@ -408,13 +408,15 @@ std::string scratch_path(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("npy: a file is named by a std::filesystem::path, std::string, std::string_view or C string") {
+TEST_CASE("npy: a file is named by a std::filesystem::path, std::string, string_view or C string") {
   const std::string path = scratch_path("kinds.npy");
-  std::vector<std::int16_t> values = {1, -2, 3, -4};
-  const NpyArray a = NpyArray::from_view(TensorView<const std::int16_t>(values.data(), Layout::packed({2, 2})));
+  const std::vector<std::int16_t> values = {1, -2, 3, -4};
+  const NpyArray a = NpyArray::from_view(
+      TensorView<const std::int16_t>(values.data(), Layout::packed({2, 2})));
   dmlref::write_npy(std::string_view(path), a);
-  for (const NpyArray& b : {dmlref::read_npy(std::filesystem::path(path)), dmlref::read_npy(path),
-                            dmlref::read_npy(std::string_view(path)), dmlref::read_npy(path.c_str())}) {
+  for (const NpyArray& b :
+       {dmlref::read_npy(std::filesystem::path(path)), dmlref::read_npy(path),
+        dmlref::read_npy(std::string_view(path)), dmlref::read_npy(path.c_str())}) {
     CHECK(b.name() == path);
     CHECK(b.sizes() == a.sizes());
     CHECK(std::memcmp(b.bytes().data(), a.bytes().data(), a.bytes().size()) == 0);
@@ -426,11 +428,13 @@ TEST_CASE("npy: a pipe (no size up front) is read as far as its header says, the
   const std::string path = scratch_path("fifo.npy");
   REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
   const auto valid = image(dict("<f4", "(2, 3)"), 24);
-  // The writer's one small write fits the pipe's buffer, so it never waits on the reader.
+  // The writer's bytes sit in its stream's buffer until it closes, then go in one write that
+  // fits the pipe's buffer, so it never waits on the reader (nor dies of SIGPIPE when it stops).
   const auto feed = [&](std::size_t extra) {
     return std::thread([&, extra] {
       std::ofstream out(path, std::ios::binary);
-      out.write(reinterpret_cast<const char*>(valid.data()), static_cast<std::streamsize>(valid.size()));
+      out.write(reinterpret_cast<const char*>(valid.data()),
+                static_cast<std::streamsize>(valid.size()));
       out << std::string(extra, 'x');
     });
   };
@@ -439,7 +443,8 @@ TEST_CASE("npy: a pipe (no size up front) is read as far as its header says, the
   writer.join();
   CHECK(a.sizes() == std::vector<std::uint32_t>{2, 3});
   writer = feed(1);
-  DMLREF_CHECK_ERROR(dmlref::read_npy(path), ErrorCode::NpyFormat, "24 data bytes, but more follow it");
+  DMLREF_CHECK_ERROR(dmlref::read_npy(path), ErrorCode::NpyFormat,
+                     "24 data bytes, but more follow it");
   writer.join();
   std::filesystem::remove(path);
 }

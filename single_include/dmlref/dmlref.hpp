@@ -8055,18 +8055,17 @@ struct ScatterIndices {
   const void* data = nullptr;
   DataType type = DataType::Unknown;  // an index type (SC3 was checked)
   Layout layout;
-  std::uint32_t axis_size = 0;  // InputTensor's size along Axis
 
   template <IndexElement I>
-  static ScatterIndices of(const TensorView<const I>& indices, std::uint32_t axis_size) {
-    return {indices.data(), data_type_of<I>, indices.layout(), axis_size};
+  static ScatterIndices of(const TensorView<const I>& indices) {
+    return {indices.data(), data_type_of<I>, indices.layout()};
   }
 
-  // The index along Axis of the output element that the update at u targets.
-  std::uint32_t target(const Coord& u) const {
+  // The index along Axis (of size n) of the output element that the update at u targets.
+  std::uint32_t target(const Coord& u, std::uint32_t n) const {
     return visit_index(type, ErrorCode::SC3, [&](auto index_type) {
       using I = typename decltype(index_type)::type;
-      return scatter_target_index(static_cast<const I*>(data)[layout.offset(u)], axis_size);
+      return scatter_target_index(static_cast<const I*>(data)[layout.offset(u)], n);
     });
   }
 
@@ -8086,9 +8085,10 @@ template <class F>
 void for_each_scatter_target(const ScatterIndices& indices, std::uint32_t axis,
                              const Layout& input, F&& f) {
   const Layout packed = Layout::packed(input.size_span());
+  const std::uint32_t n = input.sizes[axis];
   for_each_coordinate(indices.layout, [&](const Coord& u) {
     Coord c = u;
-    c[axis] = indices.target(u);
+    c[axis] = indices.target(u, n);
     f(u, c, static_cast<std::uint64_t>(packed.offset(c)));
   });
 }
@@ -8214,9 +8214,8 @@ std::vector<ScatterCollision<T>> find_scatter_collisions(
     const ScatterOptions& options = {}) {
   detail::validate_scatter_views<T, I>(input, indices, updates, nullptr,
                                        detail::ScatterUse::Collisions, axis, options);
-  return detail::scatter_collisions_validated(
-      detail::ScatterIndices::of(indices, input.layout().sizes[axis]), updates, axis,
-      input.layout());
+  return detail::scatter_collisions_validated(detail::ScatterIndices::of(indices), updates, axis,
+                                              input.layout());
 }
 
 // Checks a result computed elsewhere (a GPU) against the reference, bit for bit: at an output
@@ -8232,9 +8231,8 @@ ScatterCheckResult<T> check_scatter_result(TensorView<const T> input, TensorView
                                            std::size_t max_reported = kScatterCheckMaxReported) {
   detail::validate_scatter_views<T, I>(input, indices, updates, &actual_output,
                                        detail::ScatterUse::Check, axis, options);
-  return detail::check_scatter_result_validated(
-      input, detail::ScatterIndices::of(indices, input.layout().sizes[axis]), updates,
-      actual_output, axis, max_reported);
+  return detail::check_scatter_result_validated(input, detail::ScatterIndices::of(indices),
+                                                updates, actual_output, axis, max_reported);
 }
 
 // --- runtime layer --------------------------------------------------------------------------
@@ -8253,9 +8251,8 @@ std::vector<ScatterCandidate<ScatterElementBits>> scatter_bits_of(
   return out;
 }
 
-inline ScatterIndices scatter_indices_of(const ScatterBound& b, std::uint32_t axis) {
-  return {b.indices.data, b.indices.tensor.data_type, b.indices.tensor.layout,
-          b.input.tensor.layout.sizes[axis]};
+inline ScatterIndices scatter_indices_of(const ScatterBound& b) {
+  return {b.indices.data, b.indices.tensor.data_type, b.indices.tensor.layout};
 }
 
 }  // namespace detail
@@ -8275,7 +8272,7 @@ std::vector<ScatterCollision<ScatterElementBits>> find_scatter_collisions(
     using W = typename decltype(width)::type;
     std::vector<ScatterCollision<ScatterElementBits>> out;
     for (const ScatterCollision<W>& c : detail::scatter_collisions_validated(
-             detail::scatter_indices_of(b, desc.Axis), view_of<const W>(b.updates), desc.Axis,
+             detail::scatter_indices_of(b), view_of<const W>(b.updates), desc.Axis,
              b.input.tensor.layout)) {
       out.push_back(
           {c.rank, c.output_coordinate, detail::scatter_bits_of(data_type, c.candidates)});
@@ -8300,7 +8297,7 @@ ScatterCheckResult<ScatterElementBits> check_scatter_result(
   return visit_width(data_type, [&](auto width) {
     using W = typename decltype(width)::type;
     const ScatterCheckResult<W> r = detail::check_scatter_result_validated(
-        view_of<const W>(b.input), detail::scatter_indices_of(b, desc.Axis),
+        view_of<const W>(b.input), detail::scatter_indices_of(b),
         view_of<const W>(b.updates), view_of<const W>(b.output), desc.Axis, max_reported);
     ScatterCheckResult<ScatterElementBits> out{r.rank, r.element_count, r.colliding_element_count,
                                                r.mismatch_count, {}};
