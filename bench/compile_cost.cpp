@@ -5,6 +5,10 @@
 //   size cc.o; ls -l cc.o
 //   printf '#include <dmlref/dmlref.hpp>\nint main(){}\n' > inc.cpp
 //   /usr/bin/time -f '%U s %M KiB' g++ -std=c++20 -O2 -Iinclude -c inc.cpp -o inc.o
+// Seconds vary from run to run on a shared machine; the compiler's instruction count does not.
+// The largest `summary` line is cc1plus's (the others are the g++ driver and the assembler):
+//   valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=cg.%p <a g++ line above>
+//   grep -h '^summary' cg.* | sort -k2 -n | tail -n 1
 #include <dmlref/dmlref.hpp>
 
 void run_all(const dmlref::JoinOperatorDesc& j, std::span<const dmlref::ConstBuffer> ji,

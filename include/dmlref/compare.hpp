@@ -359,10 +359,13 @@ CompareResult compare(const TensorView<E>& expected, const TensorView<A>& actual
 
 // The runtime layer: one description (the one given to DirectML for the output) and the golden
 // and read-back buffers, plus optionally the buffer's contents from before the dispatch. The
-// description is checked like an input (T1-T11), each buffer against it (T9, T10).
-inline CompareResult compare(const BufferTensorDesc& desc, ConstBuffer expected, ConstBuffer actual,
-                             const CompareOptions& options = {},
-                             std::optional<ConstBuffer> untouched = std::nullopt) {
+// description is checked like an input (T1-T11), each buffer against it (T9, T10). A template
+// only so that its eleven compare_views (one per data type: comparing reads values) compile in the
+// translation unit that calls it, not in every one that includes dmlref.hpp.
+template <class Deferred = void>
+CompareResult compare(const BufferTensorDesc& desc, ConstBuffer expected, ConstBuffer actual,
+                      const CompareOptions& options = {},
+                      std::optional<ConstBuffer> untouched = std::nullopt) {
   const std::string& name = options.name;
   const BoundTensor e =
       bind_tensor("compare", name + " (expected)", &desc, expected.data, expected.size_in_bytes, false);
