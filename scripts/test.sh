@@ -25,7 +25,9 @@ case "$mode" in
     # not either (nvcc takes neither clang as its host compiler here nor the sanitizer flags).
     # One CTest test per test program, not per case: each sanitized process costs about 70 ms of
     # CPU to start and to check for leaks (DMLREF_TEST_PER_CASE in tests/CMakeLists.txt).
-    cfg="-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DDMLREF_SANITIZE=ON -DDMLREF_BUILD_BENCHMARKS=OFF -DDMLREF_BUILD_EXAMPLES=OFF -DDMLREF_BUILD_CUDA_TESTS=OFF -DDMLREF_TEST_PER_CASE=OFF"
+    # Line tables only (not -g's full debug information): sanitizer reports still name file and
+    # line, and the build takes 7% less CPU (95.6 s user against 102.8 s, same machine).
+    cfg="-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DDMLREF_SANITIZE=ON -DDMLREF_BUILD_BENCHMARKS=OFF -DDMLREF_BUILD_EXAMPLES=OFF -DDMLREF_BUILD_CUDA_TESTS=OFF -DDMLREF_TEST_PER_CASE=OFF"
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     ;;
