@@ -225,7 +225,7 @@ namespace dmlref::test {
 // Holds detail::allow_avx2 for a scope and puts back the value it had, however the scope ends, so
 // a test can run the AVX2 kernels and then the fallback ones on the same machine.
 struct Avx2Switch {
-  const bool saved = ::dmlref::detail::allow_avx2.load();
+  const bool saved = ::dmlref::detail::allow_avx2;
   ~Avx2Switch() { ::dmlref::detail::allow_avx2 = saved; }
 };
 
