@@ -215,9 +215,9 @@ struct ScatterCollisionSite {
   std::vector<Coord> sources;
 };
 
-// A template only so that it compiles where it is called (Indices is ScatterIndices).
-template <class Indices>
-std::vector<ScatterCollisionSite> scatter_collision_sites(const Indices& indices,
+// A template only so that it compiles where it is called.
+template <class Deferred = void>
+std::vector<ScatterCollisionSite> scatter_collision_sites(const ScatterIndices& indices,
                                                           std::uint32_t axis,
                                                           const Layout& input) {
   // Two bits per output element find the repeated targets; only their updates are kept.

@@ -5047,6 +5047,7 @@ ReverseSubsequencesPlan reverse_subsequences_plan(const TensorView<In>& input,
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -5685,13 +5686,17 @@ inline NpyArray read_npy(std::span<const std::byte> bytes, std::string name = "<
 
 namespace detail {
 
-// What the file overloads take: a path std::ifstream and std::ofstream open themselves
-// (std::filesystem::path, std::string, const char*), or text that converts to std::string_view.
-// They are templates so that this header needs no <filesystem>, the costliest standard header
-// dmlref.hpp would parse; a caller that passes a std::filesystem::path has included it already.
+// What the file overloads take: text that converts to std::string_view (std::string,
+// const char*), or a path std::ifstream and std::ofstream open themselves and messages name by its
+// string() (std::filesystem::path). They are templates so that this header needs no
+// <filesystem>, the costliest standard header dmlref.hpp would parse; a caller that passes a
+// std::filesystem::path has included it already.
 template <class Path>
-concept NpyPath = std::is_constructible_v<std::ifstream, const Path&, std::ios::openmode> ||
-                  std::is_convertible_v<const Path&, std::string_view>;
+concept NpyPath = std::is_convertible_v<const Path&, std::string_view> ||
+                  (std::is_constructible_v<std::ifstream, const Path&, std::ios::openmode> &&
+                   requires(const Path& path) {
+                     { path.string() } -> std::convertible_to<std::string>;
+                   });
 
 // The path as messages name it.
 template <NpyPath Path>
@@ -8105,9 +8110,9 @@ struct ScatterCollisionSite {
   std::vector<Coord> sources;
 };
 
-// A template only so that it compiles where it is called (Indices is ScatterIndices).
-template <class Indices>
-std::vector<ScatterCollisionSite> scatter_collision_sites(const Indices& indices,
+// A template only so that it compiles where it is called.
+template <class Deferred = void>
+std::vector<ScatterCollisionSite> scatter_collision_sites(const ScatterIndices& indices,
                                                           std::uint32_t axis,
                                                           const Layout& input) {
   // Two bits per output element find the repeated targets; only their updates are kept.
