@@ -495,6 +495,48 @@ TEST_CASE("T12: interleaved but injective outputs are accepted; large ones rejec
   CHECK_NOTHROW(dmlref::detail::check_view("JOIN", "OutputTensor", reversed, true));
 }
 
+TEST_CASE("T12: the exact check's three ways (reach, bit set, sort) agree with the offsets") {
+  // Every way below decides exactly; which one runs depends on the reach of the offsets (largest
+  // minus smallest, over the strides' gcd) against the element count. The verdicts are checked by
+  // hand: "(a, b, c) and (a', b', c') meet at k" names the repeat.
+  const auto accepted = [](std::vector<std::uint32_t> sizes, std::vector<std::uint32_t> strides) {
+    const TensorDesc td(DataType::UInt8, sizes, strides);
+    CHECK_NOTHROW(validate_output(td.desc()));
+  };
+  const auto rejected = [](std::vector<std::uint32_t> sizes, std::vector<std::uint32_t> strides) {
+    const TensorDesc td(DataType::UInt8, sizes, strides);
+    DMLREF_CHECK_ERROR(validate_output(td.desc()), ErrorCode::T12,
+                       "address some element twice; an output must address each element once");
+  };
+  SUBCASE("reach below the count: a repeat by pigeonhole, after dividing out the gcd") {
+    // Offsets 2^20 a + 2^16 b: (1, 0) and (0, 16) meet at 2^20. Over the gcd 2^16 the reach is
+    // 16 + 2^20 - 1 for 2^21 elements. (This layout once took 9 s in the sanitized fuzzer.)
+    rejected({2, 1u << 20, 1}, {1u << 20, 1u << 16, 1});
+    // The same past the enumeration limit (2^23 elements) is an exact answer, not the
+    // conservative one.
+    rejected({2, 1u << 22}, {1u << 20, 1u << 16});
+  }
+  SUBCASE("reach up to 8 per element: one bit per offset") {
+    accepted({3, 2, 2}, {2, 3, 10});   // 2a + 3b covers 0, 3, 2, 5, 4, 7; reach 17 for 12
+    rejected({3, 2, 2}, {1, 2, 10});   // (2, 0, 0) and (0, 1, 0) meet at 2; reach 14 for 12
+    accepted({3, 2, 1000}, {4, 6, 16});  // the {2, 3, 8} interleaving times the gcd 2
+  }
+  SUBCASE("a wider reach: the offsets sorted") {
+    accepted({3, 2, 2}, {2, 3, 1000});  // reach 1007 for 12
+    rejected({3, 2, 2}, {1, 2, 1000});  // (2, 0, 0) and (0, 1, 0) meet at 2
+  }
+  SUBCASE("negative strides of typed views, one bit per offset") {
+    std::uint8_t data[32] = {};
+    // Offsets -2a + 3b + 10c, from -4 to 13: 0, 3, -2, 1, -4, -1, each + 10c.
+    const TensorView<std::uint8_t> apart(data + 4, Layout::strided({3, 2, 2}, {-2, 3, 10}));
+    CHECK_NOTHROW(dmlref::detail::check_view("JOIN", "OutputTensor", apart, true));
+    // Offsets -a - 2b + 10c: (2, 0, 0) and (0, 1, 0) meet at -2.
+    const TensorView<std::uint8_t> meet(data + 4, Layout::strided({3, 2, 2}, {-1, -2, 10}));
+    DMLREF_CHECK_ERROR(dmlref::detail::check_view("JOIN", "OutputTensor", meet, true),
+                       ErrorCode::T12, "address some element twice");
+  }
+}
+
 // ---- T13: aliasing -------------------------------------------------------------------------------
 
 TEST_CASE("T13: an output overlapping an input is an error (views)") {

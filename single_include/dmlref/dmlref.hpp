@@ -917,13 +917,15 @@ TensorView(T*, const Layout&) -> TensorView<T>;
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 
 namespace dmlref {
 
-// Above this many elements the exact T12 check (enumerate every offset) is not attempted and an
-// output whose strides do not nest is rejected conservatively, saying so.
+// Above this many elements the T12 check does not enumerate offsets: an output whose strides do
+// not nest is rejected conservatively, saying so, unless the pigeonhole rule already proves a
+// repeat (addresses_each_element_once).
 inline constexpr std::uint64_t kExactOverlapCheckLimit = std::uint64_t{1} << 22;
 
 namespace detail {
@@ -994,11 +996,44 @@ inline bool addresses_each_element_once(const Layout& layout, bool* conservative
     reach += (dim.size - 1) * dim.stride;  // bounded by the offset range check_layout proved
   }
   if (nested) return true;
-  // Strides that interleave may still be injective: decide exactly when that is affordable.
+  // Every offset is a multiple of the strides' gcd: dividing it out keeps offsets apart or
+  // together, and shrinks what the tests below look at.
+  std::uint64_t gcd = 0;
+  for (const Dim& dim : dims) {
+    for (std::uint64_t b = dim.stride; b != 0;) gcd = std::exchange(b, gcd % b);
+  }
+  // Pigeonhole: fewer offsets within reach than elements means two coordinates share one, at any
+  // size and without enumerating. (The reach is the largest offset minus the smallest over the
+  // gcd, which check_layout proved fits.)
+  std::uint64_t span = 0;
+  for (const Dim& dim : dims) span += (dim.size - 1) * (dim.stride / gcd);
   const std::uint64_t count = layout.element_count();
+  if (span < count - 1) return false;
+  // Strides that interleave may still be injective: decide exactly when that is affordable.
   if (count > kExactOverlapCheckLimit) {
     if (conservative) *conservative = true;
     return false;
+  }
+  if (span / 8 <= count) {
+    // A bit per offset within reach: no more memory than a byte per element, and no sort. The
+    // strides are taken positive (a reflection, which keeps offsets apart or together) and over
+    // the gcd, so offsets lie in [0, span].
+    Layout reduced = layout;
+    for (std::uint32_t d = 0; d < reduced.rank; ++d) {
+      const std::int64_t s = reduced.strides[d];
+      const std::uint64_t magnitude =
+          s < 0 ? 0 - static_cast<std::uint64_t>(s) : static_cast<std::uint64_t>(s);
+      reduced.strides[d] =
+          reduced.sizes[d] <= 1 ? 0 : static_cast<std::int64_t>(magnitude / gcd);  // <= span
+    }
+    std::vector<bool> seen(span + 1, false);
+    bool repeated = false;
+    for_each_coordinate(reduced, [&](const Coord& c) {
+      const auto at = static_cast<std::uint64_t>(reduced.offset(c));
+      repeated = repeated || seen[at];
+      seen[at] = true;
+    });
+    return !repeated;
   }
   std::vector<std::int64_t> offsets;
   offsets.reserve(count);
