@@ -9,6 +9,8 @@
 #include <dmlref/npy.hpp>
 #include <dmlref/version.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -445,6 +447,22 @@ TEST_CASE("dmlref-check: a call that fails writes nothing; exit 0 and 1 write th
   CHECK_MESSAGE(r.status == 0, r.output);
   CHECK(fs::is_symlink(dir / "via.npy"));
   CHECK(values_of<float>(existing) == std::vector<float>{1, 2});
+  // A FIFO (like /dev/null or /dev/stdout) is written, not replaced by a file. Its read end opens
+  // first without waiting; the image fits the pipe's buffer, so the tool never waits either.
+  const std::string fifo = dir / "pipe.npy";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const int read_end = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(read_end >= 0);
+  r = run_tool(dir, "join --axis 0 --input '" + a + "' --out '" + fifo + "'");
+  std::string received(4096, '\0');
+  const ::ssize_t got = ::read(read_end, received.data(), received.size());
+  ::close(read_end);
+  CHECK_MESSAGE(r.status == 0, r.output);
+  CHECK(fs::is_fifo(fifo));
+  received.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  const auto image = dmlref::read_npy(std::span(reinterpret_cast<const std::byte*>(received.data()),
+                                                received.size()));
+  CHECK(image.view<float>().at({1}) == 2.0f);
 }
 
 TEST_CASE("dmlref-check: negative --axis as numpy; /dev/zero; --version") {

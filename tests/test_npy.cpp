@@ -16,6 +16,10 @@
 #include <string_view>
 #include <thread>
 
+#include <csignal>
+
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -447,6 +451,131 @@ TEST_CASE("npy: a pipe (no size up front) is read as far as its header says, the
                      "24 data bytes, but more follow it");
   writer.join();
   std::filesystem::remove(path);
+}
+
+namespace {
+
+// A directory of its own for one test, removed with it.
+struct ScratchDir {
+  explicit ScratchDir(const std::string& name) : path(scratch_path(name)) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+  std::filesystem::path path;
+
+  // What the directory holds, by name (partial files included).
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& entry : std::filesystem::directory_iterator(path)) {
+      out.push_back(entry.path().filename().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string npy_text(const NpyArray& a) {
+  const auto bytes = dmlref::npy_bytes(a);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+NpyArray counting_array(std::uint32_t count) {
+  NpyArray a(DataType::UInt8, {count});
+  for (std::uint32_t i = 0; i < count; ++i) a.bytes()[i] = std::byte(i * 7);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("npy: write_npy(path) replaces a file whole, keeps its permissions, leaves no partial file") {
+  const ScratchDir dir("replace");
+  const auto path = dir.path / "x.npy";
+  { std::ofstream(path) << "old contents"; }
+  REQUIRE(::chmod(path.c_str(), 0640) == 0);
+  const NpyArray a = counting_array(100);
+  dmlref::write_npy(path, a);
+  CHECK(file_text(path) == npy_text(a));
+  CHECK(dir.names() == std::vector<std::string>{"x.npy"});
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+  // A partial file another writer holds (or a crash left) is neither used nor touched.
+  { std::ofstream(dir.path / ".x.npy.dmlref-partial-0") << "someone else's"; }
+  const NpyArray b = counting_array(3);
+  dmlref::write_npy(path.string(), b);
+  CHECK(file_text(path) == npy_text(b));
+  CHECK(file_text(dir.path / ".x.npy.dmlref-partial-0") == "someone else's");
+  CHECK(dir.names() == std::vector<std::string>{".x.npy.dmlref-partial-0", "x.npy"});
+}
+
+TEST_CASE("npy: a write that fails part way leaves the old file as it was") {
+  const ScratchDir dir("failed_write");
+  const auto path = dir.path / "x.npy";
+  { std::ofstream(path) << "old contents"; }
+  // A file size limit of 4 KiB makes the 1 MiB write fail with EFBIG (SIGXFSZ ignored), as a
+  // full disk would, after the header and some data were written.
+  rlimit saved {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = saved;
+  small.rlim_cur = 4096;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  const NpyArray a = counting_array(1 << 20);
+  std::optional<dmlref::Error> error;
+  try {
+    dmlref::write_npy(path, a);
+  } catch (const dmlref::Error& e) {
+    error = e;
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, previous_handler);
+  REQUIRE(error.has_value());
+  CHECK(error->code() == ErrorCode::Io);
+  CHECK(std::string(error->what()).find("npy: error writing '" + path.string() + "'") !=
+        std::string::npos);
+  CHECK(file_text(path) == "old contents");
+  CHECK(dir.names() == std::vector<std::string>{"x.npy"});
+}
+
+TEST_CASE("npy: write_npy through a symlink replaces the file it names; a directory is refused") {
+  const ScratchDir dir("symlink");
+  const auto file = dir.path / "real.npy";
+  const auto link = dir.path / "link.npy";
+  { std::ofstream(file) << "old"; }
+  std::filesystem::create_symlink(file, link);
+  const NpyArray a = counting_array(10);
+  dmlref::write_npy(link, a);
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK(file_text(file) == npy_text(a));
+  CHECK(dir.names() == std::vector<std::string>{"link.npy", "real.npy"});
+  DMLREF_CHECK_ERROR(dmlref::write_npy(dir.path, a), ErrorCode::Io,
+                     "npy: cannot open '" + dir.path.string() + "' for writing: Is a directory");
+  CHECK(dir.names() == std::vector<std::string>{"link.npy", "real.npy"});
+}
+
+TEST_CASE("npy: a target that is not a regular file (a FIFO, a device) is written, not replaced") {
+  const ScratchDir dir("fifo_target");
+  const auto path = dir.path / "pipe.npy";
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  // The read end opens first without waiting for a writer; the image fits the pipe's buffer, so
+  // the write completes without a reader thread and nothing can hang if the FIFO were replaced.
+  const int read_end = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(read_end >= 0);
+  const NpyArray a = counting_array(40);
+  dmlref::write_npy(path, a);
+  std::string received(4096, '\0');
+  const ::ssize_t got = ::read(read_end, received.data(), received.size());
+  ::close(read_end);
+  received.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  CHECK(received == npy_text(a));
+  CHECK(std::filesystem::is_fifo(path));
+  CHECK(dir.names() == std::vector<std::string>{"pipe.npy"});
 }
 
 TEST_CASE("npy: /dev/zero and other endless input fail at the magic, reading 12 bytes at most") {

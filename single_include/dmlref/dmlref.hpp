@@ -5074,6 +5074,11 @@ ReverseSubsequencesPlan reverse_subsequences_plan(const TensorView<In>& input,
 //   open, read or write a file is ErrorCode::Io. No input makes the reader read out of bounds.
 // - Written files follow numpy: the header dict as numpy prints it, padded with spaces so the data
 //   starts at a multiple of 64 bytes, then '\n'. Version 1.0 by default (what np.save writes).
+// - write_npy(path) never leaves the file half-written: it writes a new file next to it (hidden,
+//   ".NAME.dmlref-partial-N", created exclusively) and renames that over the target only when
+//   every byte was written; on an error the partial file is removed and the target is as it was.
+//   A symlink's file is replaced (as writing through the link would), an existing file keeps its
+//   permissions, and a target that is not a regular file (/dev/stdout, a FIFO) is written directly.
 // - Storage is little-endian on disk; on a big-endian host elements are swapped on the way in and
 //   out, so views always hold native values.
 // - An NpyArray's buffer is padded to a multiple of 4 bytes, so desc() and buffer() satisfy
@@ -5085,6 +5090,8 @@ ReverseSubsequencesPlan reverse_subsequences_plan(const TensorView<In>& input,
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <istream>
@@ -5098,6 +5105,15 @@ ReverseSubsequencesPlan reverse_subsequences_plan(const TensorView<In>& input,
 #include <utility>
 #include <vector>
 
+
+// POSIX only for what the C library cannot say: whether a target is a symlink, a directory or a
+// device, and its permissions. Without it a replaced file gets a new file's permissions.
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/stat.h>
+#define DMLREF_NPY_POSIX 1
+#else
+#define DMLREF_NPY_POSIX 0
+#endif
 
 namespace dmlref {
 
@@ -5870,19 +5886,137 @@ std::vector<std::byte> npy_bytes(const TensorView<T>& view, NpyVersion version =
   return npy_bytes(NpyArray::from_view(view), version);
 }
 
-// Writes the .npy image to a file, created or truncated.
+namespace detail {
+
+// One output file in the making, so that none is ever left truncated or half-written: the bytes go
+// to a hidden file next to the target (".NAME.dmlref-partial-N", created exclusively with fopen's
+// "x" mode, so concurrent writers never share one; next to it, so the rename stays on one file
+// system), and commit() renames it over the target only after every byte was written. Destroyed
+// uncommitted (an error, or the caller's later failure), it removes the partial file and leaves
+// the target as it was. A symlink's file is replaced, as writing through the link would; a file
+// replaced keeps its permissions. A target that exists but is not a regular file (a FIFO, a
+// device) holds nothing to keep whole and must not be replaced: it is written directly.
+// write_npy(path) and the dmlref-check tools write every file through this. A template only so
+// that a TU that writes no file does not compile its body (10 M instructions of an include).
+template <class Deferred = void>
+class BasicFileReplacement {
+ public:
+  // `prefix` starts every message (e.g. "npy: ").
+  explicit BasicFileReplacement(const std::string& name, std::string_view prefix = {})
+      : name_(name), target_(name), prefix_(prefix) {
+#if DMLREF_NPY_POSIX
+    struct stat st {};
+    if (::lstat(target_.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      if (char* resolved = ::realpath(target_.c_str(), nullptr)) {
+        target_ = resolved;
+        std::free(resolved);
+      }
+    }
+    if (::stat(target_.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) fail_open(EISDIR);
+      if (!S_ISREG(st.st_mode)) {
+        open(target_);
+        return;
+      }
+      keep_mode_ = true;
+      mode_ = st.st_mode & 07777;
+    }
+#endif
+    const std::size_t slash = target_.find_last_of(kSeparators);
+    const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
+    const std::string stem =
+        target_.substr(0, base) + "." + target_.substr(base) + ".dmlref-partial-";
+    for (unsigned attempt = 0; temp_.empty(); ++attempt) {
+      const std::string candidate = stem + std::to_string(attempt);
+      if (std::FILE* created = std::fopen(candidate.c_str(), "wbx")) {
+        std::fclose(created);
+        temp_ = candidate;
+      } else if (errno != EEXIST || attempt == 1000) {
+        fail_open(errno);
+      }
+    }
+#if DMLREF_NPY_POSIX
+    if (keep_mode_) (void)::chmod(temp_.c_str(), mode_);
+#endif
+    open(temp_);
+  }
+  BasicFileReplacement(const BasicFileReplacement&) = delete;
+  BasicFileReplacement& operator=(const BasicFileReplacement&) = delete;
+  ~BasicFileReplacement() {
+    if (!temp_.empty()) {
+      out_.close();
+      (void)std::remove(temp_.c_str());
+    }
+  }
+
+  std::ostream& stream() { return out_; }
+  const std::string& name() const { return name_; }
+
+  // Closes the file; an error writing it (a full disk) is ErrorCode::Io. The target is untouched.
+  void finish() {
+    if (finished_) return;
+    finished_ = true;
+    out_.close();
+    if (!out_) fail(ErrorCode::Io, prefix_, "error writing '", name_, "'");
+  }
+
+  // Finishes the file and moves it over the target.
+  void commit() {
+    finish();
+    if (temp_.empty()) return;
+    bool moved = std::rename(temp_.c_str(), target_.c_str()) == 0;
+#ifdef _WIN32
+    // Windows' rename does not replace a file: remove it first (missing for a moment, never partial).
+    if (!moved) {
+      moved = std::remove(target_.c_str()) == 0 && std::rename(temp_.c_str(), target_.c_str()) == 0;
+    }
+#endif
+    if (!moved) {
+      const int error = errno;
+      fail(ErrorCode::Io, prefix_, "cannot replace '", name_, "' with the finished '", temp_,
+           "': ", std::strerror(error));
+    }
+    temp_.clear();
+  }
+
+ private:
+#ifdef _WIN32
+  static constexpr const char* kSeparators = "/\\:";
+#else
+  static constexpr const char* kSeparators = "/";
+#endif
+
+  void open(const std::string& file) {
+    out_.open(file, std::ios::binary | std::ios::trunc);
+    if (!out_) fail_open(errno);
+  }
+  [[noreturn]] void fail_open(int error) const {
+    fail(ErrorCode::Io, prefix_, "cannot open '", name_, "' for writing: ", std::strerror(error));
+  }
+
+  std::string name_;    // as the caller gave it, for messages
+  std::string target_;  // the file replaced: a symlink resolved
+  std::string temp_;    // the partial file while it exists
+  std::string prefix_;
+  std::ofstream out_;
+  bool finished_ = false;
+#if DMLREF_NPY_POSIX
+  bool keep_mode_ = false;
+  mode_t mode_ = 0;
+#endif
+};
+using FileReplacement = BasicFileReplacement<>;
+
+}  // namespace detail
+
+// Writes the .npy image to a file, replacing it only once the whole image is written (see the
+// decisions at the top: never a truncated or half-written file).
 template <detail::NpyPath Path>
 void write_npy(const Path& path, const NpyArray& array, NpyVersion version = NpyVersion::k1_0) {
-  (void)detail::npy_header_bytes(array, version);  // refuse a bad version before the file opens
-  const std::string name = detail::npy_path_text(path);
-  std::ofstream out;
-  detail::open_npy_file(out, path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    detail::fail(ErrorCode::Io, "npy: cannot open '", name, "' for writing: ", std::strerror(errno));
-  }
-  write_npy(out, array, version);
-  out.close();
-  if (!out) detail::fail(ErrorCode::Io, "npy: error writing '", name, "'");
+  (void)detail::npy_header_bytes(array, version);  // refuse a bad version before any file opens
+  detail::FileReplacement file(detail::npy_path_text(path), "npy: ");
+  write_npy(file.stream(), array, version);
+  file.commit();
 }
 
 template <detail::NpyPath Path, class T>
