@@ -493,7 +493,7 @@ NpyArray counting_array(std::uint32_t count) {
 
 }  // namespace
 
-TEST_CASE("npy: write_npy(path) replaces a file whole, keeps its permissions, leaves no partial file") {
+TEST_CASE("npy: write_npy(path) replaces a file whole, keeps its mode, leaves no partial file") {
   const ScratchDir dir("replace");
   const auto path = dir.path / "x.npy";
   { std::ofstream(path) << "old contents"; }

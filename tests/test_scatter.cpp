@@ -836,7 +836,12 @@ TEST_CASE_TEMPLATE("SCATTER property: the result check accepts each candidate at
       CHECK(bad.mismatch_count == 1);
       REQUIRE(bad.mismatches.size() == 1);
       CHECK(bad.mismatches[0].output_coordinate == coord_of(unravel(position, shape.sizes)));
-      CHECK(bad.mismatches[0].candidates.size() == sources.size());
+      REQUIRE(bad.mismatches[0].candidates.size() == sources.size());
+      for (std::size_t k = 0; k < sources.size(); ++k) {
+        CHECK(bad.mismatches[0].candidates[k].indices_coordinate ==
+              coord_of(unravel(sources[k], indices_sizes)));
+        CHECK(same_bits(bad.mismatches[0].candidates[k].value, updates[sources[k]]));
+      }
       CHECK(same_bits(bad.mismatches[0].actual, input[position]));
     }
     for (std::uint64_t p = 0; p < reference.size(); ++p) {
@@ -983,6 +988,57 @@ TEST_CASE("SCATTER: a rejection costs the indices' stored values, not their broa
         ErrorCode::SC8, message);
   }
   CHECK(output == std::vector<float>(8, -1.0f));
+}
+
+TEST_CASE("SCATTER result check: several wrong colliding elements, a cut report, broadcasts") {
+  // Each of the 4 elements is targeted 3 times; the updates are 10..21 in row-major order.
+  const std::vector<float> input{0, 0, 0, 0};
+  const std::vector<std::uint32_t> indices{0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
+  const std::vector<float> updates{10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21};
+  const std::vector<float> actual{18, 99, 16, -1};  // [1] and [3] hold none of their updates
+  const auto check = [&](std::size_t max_reported) {
+    return check_scatter_result(cview(input, {4}), cview(indices, {12}), cview(updates, {12}),
+                                cview(actual, {4}), 0, {}, max_reported);
+  };
+  const auto all = check(kScatterCheckMaxReported);
+  CHECK(all.colliding_element_count == 4);
+  CHECK(all.mismatch_count == 2);
+  CHECK(all.to_string() ==
+        "SCATTER result check: 2 of 4 elements mismatch (4 colliding output elements accept any "
+        "one of their updates)\n"
+        "  OutputTensor[1]: expected one of the colliding updates {IndicesTensor[1] -> 11 "
+        "(0x41300000), IndicesTensor[5] -> 15 (0x41700000), IndicesTensor[9] -> 19 (0x41980000)}, "
+        "actual 99 (0x42c60000)\n"
+        "  OutputTensor[3]: expected one of the colliding updates {IndicesTensor[3] -> 13 "
+        "(0x41500000), IndicesTensor[7] -> 17 (0x41880000), IndicesTensor[11] -> 21 (0x41a80000)}, "
+        "actual -1 (0xbf800000)");
+  const auto cut = check(1);
+  CHECK(cut.mismatch_count == 2);
+  REQUIRE(cut.mismatches.size() == 1);
+  CHECK(cut.mismatches[0].candidates.size() == 3);
+  CHECK(cut.to_string().find("OutputTensor[1]: expected one of") != std::string::npos);
+  CHECK(cut.to_string().find("OutputTensor[3]") == std::string::npos);
+
+  // Broadcast indices and updates (stride 0): 1000 updates of 7 all target [1].
+  const std::vector<std::uint32_t> one_index{1};
+  const std::vector<float> seven{7};
+  const TensorView<const std::uint32_t> broadcast_indices(one_index.data(),
+                                                          Layout::strided({1000}, {0}));
+  const TensorView<const float> broadcast_updates(seven.data(), Layout::strided({1000}, {0}));
+  const std::vector<float> two{0, 0};
+  const auto broadcast_check = [&](const std::vector<float>& result) {
+    return check_scatter_result(cview(two, {2}), broadcast_indices, broadcast_updates,
+                                cview(result, {2}), 0);
+  };
+  const auto good = broadcast_check({0, 7});
+  CHECK(good.ok());
+  CHECK(good.colliding_element_count == 1);
+  const auto wrong = broadcast_check({0, 8});
+  CHECK(wrong.mismatch_count == 1);
+  REQUIRE(wrong.mismatches.size() == 1);
+  REQUIRE(wrong.mismatches[0].candidates.size() == 1000);
+  CHECK(wrong.mismatches[0].candidates[999].indices_coordinate == coord_of({999}));
+  CHECK(wrong.mismatches[0].candidates[999].value == 7.0f);
 }
 
 TEST_CASE("SCATTER result check: report text, bitwise comparison, runtime entry point") {

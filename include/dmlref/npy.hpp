@@ -924,7 +924,7 @@ class BasicFileReplacement {
     if (temp_.empty()) return;
     bool moved = std::rename(temp_.c_str(), target_.c_str()) == 0;
 #ifdef _WIN32
-    // Windows' rename does not replace a file: remove it first (missing for a moment, never partial).
+    // Windows' rename does not replace a file: remove it first (missing a moment, never partial).
     if (!moved) {
       moved = std::remove(target_.c_str()) == 0 && std::rename(temp_.c_str(), target_.c_str()) == 0;
     }

@@ -5966,7 +5966,7 @@ class BasicFileReplacement {
     if (temp_.empty()) return;
     bool moved = std::rename(temp_.c_str(), target_.c_str()) == 0;
 #ifdef _WIN32
-    // Windows' rename does not replace a file: remove it first (missing for a moment, never partial).
+    // Windows' rename does not replace a file: remove it first (missing a moment, never partial).
     if (!moved) {
       moved = std::remove(target_.c_str()) == 0 && std::rename(temp_.c_str(), target_.c_str()) == 0;
     }
@@ -8279,12 +8279,11 @@ struct ScatterCollisionSite {
   std::vector<Coord> sources;
 };
 
-// A template only so that it compiles where it is called.
+// One bit per output element: whether two or more updates target it; empty when none is. Two bits
+// per output element find them, so a check that keeps no update costs memory by the output.
 template <class Deferred = void>
-std::vector<ScatterCollisionSite> scatter_collision_sites(const ScatterIndices& indices,
-                                                          std::uint32_t axis,
-                                                          const Layout& input) {
-  // Two bits per output element find the repeated targets; only their updates are kept.
+std::vector<bool> scatter_repeated_targets(const ScatterIndices& indices, std::uint32_t axis,
+                                           const Layout& input) {
   const std::uint64_t count = input.element_count();
   std::vector<bool> taken(count, false), repeated(count, false);
   bool any = false;
@@ -8295,7 +8294,18 @@ std::vector<ScatterCollisionSite> scatter_collision_sites(const ScatterIndices& 
     }
     taken[p] = true;
   });
-  if (!any) return {};
+  if (!any) repeated.clear();
+  return repeated;
+}
+
+// A template only so that it compiles where it is called.
+template <class Deferred = void>
+std::vector<ScatterCollisionSite> scatter_collision_sites(const ScatterIndices& indices,
+                                                          std::uint32_t axis,
+                                                          const Layout& input) {
+  // Only the repeated targets' updates are kept.
+  const std::vector<bool> repeated = scatter_repeated_targets(indices, axis, input);
+  if (repeated.empty()) return {};
   struct Hit {
     std::uint64_t position;
     Coord output;
@@ -8347,34 +8357,50 @@ ScatterCheckResult<T> check_scatter_result_validated(const TensorView<const T>& 
   indices.visit([&](const auto& typed_indices) {
     scatter_reference(input, typed_indices, updates, expected, axis);
   });
-  const std::vector<ScatterCollisionSite> sites = scatter_collision_sites(indices, axis, in);
+  // No update is kept: a collision's actual value is matched against its updates in one more walk
+  // of the indices, and only the sites reported as wrong collect their candidates (a last walk),
+  // so memory follows the output and the report, not the updates (which may be broadcast).
+  const std::vector<bool> repeated = scatter_repeated_targets(indices, axis, in);
+  std::vector<bool> matched(repeated.size(), false);
+  if (!repeated.empty()) {
+    for_each_scatter_target(indices, axis, in, [&](const Coord& u, const Coord& c,
+                                                   std::uint64_t p) {
+      if (repeated[p] && !matched[p] && scatter_same_bits(actual[c], updates[u])) matched[p] = true;
+    });
+  }
 
   ScatterCheckResult<T> result;
   result.rank = in.rank;
   result.element_count = in.element_count();
-  result.colliding_element_count = sites.size();
-  std::size_t next_site = 0;  // sites and the walk below are both in row-major output order
+  // The reported colliding elements: their positions (increasing: the walk is row-major) and
+  // their places in result.mismatches.
+  std::vector<std::uint64_t> reported_positions, reported_places;
   std::uint64_t position = 0;
-  auto record = [&](ScatterMismatch<T>&& m) {
-    if (result.mismatch_count++ < max_reported) result.mismatches.push_back(std::move(m));
-  };
   for_each_coordinate(actual.layout(), [&](const Coord& c) {
     const T value = actual[c];
-    if (next_site < sites.size() && sites[next_site].position == position) {
-      const ScatterCollisionSite& site = sites[next_site++];
-      const bool allowed =
-          std::any_of(site.sources.begin(), site.sources.end(),
-                      [&](const Coord& u) { return scatter_same_bits(value, updates[u]); });
-      if (!allowed) {
-        ScatterMismatch<T> m{c, value, expected[c], {}};
-        for (const Coord& u : site.sources) m.candidates.push_back({u, updates[u]});
-        record(std::move(m));
+    const bool colliding = !repeated.empty() && repeated[position];
+    result.colliding_element_count += colliding ? 1 : 0;
+    if (colliding ? !matched[position] : !scatter_same_bits(value, expected[c])) {
+      if (result.mismatch_count++ < max_reported) {
+        if (colliding) {
+          reported_positions.push_back(position);
+          reported_places.push_back(result.mismatches.size());
+        }
+        result.mismatches.push_back({c, value, expected[c], {}});
       }
-    } else if (!scatter_same_bits(value, expected[c])) {
-      record({c, value, expected[c], {}});
     }
     ++position;
   });
+  if (!reported_positions.empty()) {
+    for_each_scatter_target(indices, axis, in, [&](const Coord& u, const Coord&, std::uint64_t p) {
+      if (!repeated[p] || matched[p]) return;
+      const auto site = std::lower_bound(reported_positions.begin(), reported_positions.end(), p);
+      if (site != reported_positions.end() && *site == p) {
+        const auto k = static_cast<std::size_t>(site - reported_positions.begin());
+        result.mismatches[reported_places[k]].candidates.push_back({u, updates[u]});
+      }
+    });
+  }
   return result;
 }
 
