@@ -5988,7 +5988,13 @@ class BasicFileReplacement {
 
   void open(const std::string& file) {
     out_.open(file, std::ios::binary | std::ios::trunc);
-    if (!out_) fail_open(errno);
+    if (!out_) {
+      const int error = errno;
+      // A throwing constructor runs no destructor: the partial file is removed here.
+      if (!temp_.empty()) (void)std::remove(temp_.c_str());
+      temp_.clear();
+      fail_open(error);
+    }
   }
   [[noreturn]] void fail_open(int error) const {
     fail(ErrorCode::Io, prefix_, "cannot open '", name_, "' for writing: ", std::strerror(error));
