@@ -557,6 +557,13 @@ TEST_CASE("npy: write_npy through a symlink replaces the file it names; a direct
   DMLREF_CHECK_ERROR(dmlref::write_npy(dir.path, a), ErrorCode::Io,
                      "npy: cannot open '" + dir.path.string() + "' for writing: Is a directory");
   CHECK(dir.names() == std::vector<std::string>{"link.npy", "real.npy"});
+  // A dangling link (the library has no readlink to name its file) is replaced by the file.
+  const auto dangling = dir.path / "dangling.npy";
+  std::filesystem::create_symlink(dir.path / "missing.npy", dangling);
+  dmlref::write_npy(dangling, a);
+  CHECK_FALSE(std::filesystem::is_symlink(dangling));
+  CHECK(file_text(dangling) == npy_text(a));
+  CHECK(dir.names() == std::vector<std::string>{"dangling.npy", "link.npy", "real.npy"});
 }
 
 TEST_CASE("npy: a target that is not a regular file (a FIFO, a device) is written, not replaced") {

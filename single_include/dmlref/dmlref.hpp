@@ -5077,8 +5077,9 @@ ReverseSubsequencesPlan reverse_subsequences_plan(const TensorView<In>& input,
 // - write_npy(path) never leaves the file half-written: it writes a new file next to it (hidden,
 //   ".NAME.dmlref-partial-N", created exclusively) and renames that over the target only when
 //   every byte was written; on an error the partial file is removed and the target is as it was.
-//   A symlink's file is replaced (as writing through the link would), an existing file keeps its
-//   permissions, and a target that is not a regular file (/dev/stdout, a FIFO) is written directly.
+//   A symlink's file is replaced (as writing through the link would; a dangling link, whose file
+//   only readlink() could name, is itself replaced), an existing file keeps its permissions, and a
+//   target that is not a regular file (/dev/stdout, a FIFO) is written directly.
 // - Storage is little-endian on disk; on a big-endian host elements are swapped on the way in and
 //   out, so views always hold native values.
 // - An NpyArray's buffer is padded to a multiple of 4 bytes, so desc() and buffer() satisfy
@@ -5950,7 +5951,6 @@ class BasicFileReplacement {
   }
 
   std::ostream& stream() { return out_; }
-  const std::string& name() const { return name_; }
 
   // Closes the file; an error writing it (a full disk) is ErrorCode::Io. The target is untouched.
   void finish() {
