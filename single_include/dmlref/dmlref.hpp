@@ -2469,17 +2469,21 @@ inline void transpose_elements(const TransposeArgs& t, std::uint64_t x0, std::ui
 }
 
 // The tiles of a transpose, register-blocked: K x K element blocks moved by `block` (which loads
-// K rows of a, K elements each, and stores them transposed as K rows of b). Bands of a's rows one
-// cache line of b wide (64 bytes of y) are swept along x in chunks of kTransposeChunkLines lines
-// of a: within a chunk each of a's lines is used whole by consecutive blocks and each of b's
-// lines is completed while still in the L1 cache, so every line moves once. The edges go element
-// by element. (Measured on bench_table's join_transposed: chunks of 1 line or of a whole row of a
-// were slower; over every tile order tried, the memory's scattered-line traffic, not the
-// shuffles, set the speed.)
-// In a streaming copy, a full band's chunk is transposed into a small buffer first and each of
-// b's lines then written whole with streaming stores: b's lines are then never read before being
-// written, and none leaves the write-combining buffers half full (bench_table's join_transposed,
-// idle: 0.32-0.34 to 0.52-0.53 of memcpy at 16 MiB, 0.40-0.44 to 0.82-0.85 at 256 MiB).
+// K rows of a, K elements each, and stores them transposed as K rows of b). The blocks go in
+// bands one cache line of a wide (64 bytes of x), each swept along all of y: every line of a is
+// used whole by consecutive blocks, and the band's lines of b are written in address order, row
+// by row, each completed while still in the L1 cache. The edges go element by element.
+// (Bands one line of b wide swept along x, as the streaming copy below goes, were half as fast
+// in the cache: bench_table's join_transposed at 1 MiB 0.36-0.37 of memcpy against 0.66-0.69 in
+// the same runs, bench_strided_copy's square float32 transpose at 256 KiB 0.31 against 0.77.
+// The b lines such a sweep leaves half written, a power of two apart, share a few L1 sets and
+// were evicted before they were complete.)
+// In a streaming copy, bands one line of b wide are swept along x instead, a chunk of
+// kTransposeChunkLines lines of a at a time: the chunk is transposed into a small buffer first
+// and each of b's lines then written whole with streaming stores, so b's lines are never read
+// before being written and none leaves the write-combining buffers half full (bench_table's
+// join_transposed, idle: 0.32-0.34 to 0.52-0.53 of memcpy at 16 MiB, 0.40-0.44 to 0.82-0.85 at
+// 256 MiB).
 inline constexpr std::uint64_t kTransposeChunkLines = 4;
 
 // Always inlined, so that in transpose_tiles_avx2 it and its AVX2 blocks compile as one function.
@@ -2491,44 +2495,42 @@ DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) n
   constexpr auto kBytes = static_cast<std::int64_t>(Bytes);
   const std::uint64_t nx = t.nx, ny = t.ny;
   const std::uint64_t x_end = nx - nx % K;
-  for (std::uint64_t y0 = 0; y0 < ny; y0 += kBand) {
-    const std::uint64_t y1 = std::min(ny, y0 + kBand);
-    const std::uint64_t y_end = y0 + (y1 - y0) / K * K;
-    if (t.stream && y1 - y0 == kBand) {
-      // One line of b per x (kBand * Bytes = 64): built in `lines`, then streamed whole.
-      alignas(64) unsigned char lines[kChunk * 64];
-      const auto yy0 = static_cast<std::int64_t>(y0);
-      for (std::uint64_t x0 = 0; x0 < x_end; x0 += kChunk) {
-        const std::uint64_t x1 = std::min(x_end, x0 + kChunk);
-        for (std::uint64_t y = y0; y < y1; y += K) {
-          const auto yy = static_cast<std::int64_t>(y);
-          for (std::uint64_t x = x0; x < x1; x += K) {
-            block(t.a + (yy * t.a_step + static_cast<std::int64_t>(x) * kBytes), t.a_step,
-                  lines + ((x - x0) * 64 + (y - y0) * Bytes), 64);
-          }
-        }
-        for (std::uint64_t x = x0; x < x1; ++x) {
-          copy_bytes_streaming(t.b + (static_cast<std::int64_t>(x) * t.b_step + yy0 * kBytes),
-                               lines + (x - x0) * 64, 64);
-        }
-      }
-      transpose_elements<Bytes>(t, x_end, nx, y0, y1);
-      continue;
-    }
+  // Streamed: the whole bands of b's lines, y in [0, y_streamed).
+  const std::uint64_t y_streamed = t.stream ? ny - ny % kBand : 0;
+  for (std::uint64_t y0 = 0; y0 < y_streamed; y0 += kBand) {
+    // One line of b per x (kBand * Bytes = 64): built in `lines`, then streamed whole.
+    alignas(64) unsigned char lines[kChunk * 64];
+    const auto yy0 = static_cast<std::int64_t>(y0);
     for (std::uint64_t x0 = 0; x0 < x_end; x0 += kChunk) {
       const std::uint64_t x1 = std::min(x_end, x0 + kChunk);
-      for (std::uint64_t y = y0; y < y_end; y += K) {
+      for (std::uint64_t y = y0; y < y0 + kBand; y += K) {
         const auto yy = static_cast<std::int64_t>(y);
         for (std::uint64_t x = x0; x < x1; x += K) {
-          const auto xx = static_cast<std::int64_t>(x);
-          block(t.a + (yy * t.a_step + xx * kBytes), t.a_step,
-                t.b + (xx * t.b_step + yy * kBytes), t.b_step);
+          block(t.a + (yy * t.a_step + static_cast<std::int64_t>(x) * kBytes), t.a_step,
+                lines + ((x - x0) * 64 + (y - y0) * Bytes), 64);
         }
       }
+      for (std::uint64_t x = x0; x < x1; ++x) {
+        copy_bytes_streaming(t.b + (static_cast<std::int64_t>(x) * t.b_step + yy0 * kBytes),
+                             lines + (x - x0) * 64, 64);
+      }
     }
-    transpose_elements<Bytes>(t, 0, x_end, y_end, y1);
-    transpose_elements<Bytes>(t, x_end, nx, y0, y1);
   }
+  // The rest (all of it when not streaming), in bands of a's lines.
+  const std::uint64_t y_end = y_streamed + (ny - y_streamed) / K * K;
+  for (std::uint64_t x0 = 0; x0 < x_end; x0 += kBand) {
+    const std::uint64_t x1 = std::min(x_end, x0 + kBand);
+    for (std::uint64_t y = y_streamed; y < y_end; y += K) {
+      const auto yy = static_cast<std::int64_t>(y);
+      for (std::uint64_t x = x0; x < x1; x += K) {
+        const auto xx = static_cast<std::int64_t>(x);
+        block(t.a + (yy * t.a_step + xx * kBytes), t.a_step,
+              t.b + (xx * t.b_step + yy * kBytes), t.b_step);
+      }
+    }
+  }
+  transpose_elements<Bytes>(t, 0, x_end, y_end, ny);
+  transpose_elements<Bytes>(t, x_end, nx, 0, ny);
 }
 
 #if defined(__SSE2__) || defined(_M_X64)
