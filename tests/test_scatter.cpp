@@ -358,7 +358,7 @@ bool runtime_check_reports_bits(DataType data, DataType index, std::uint32_t axi
          collisions[0].candidates.size() == 3 && missed.mismatch_count == 1 &&
          missed.mismatches.size() == 1 && missed.mismatches[0].output_coordinate == coord_of({1}) &&
          missed.mismatches[0].actual == ScatterElementBits{data, small_input[1]} &&
-         missed.mismatches[0].candidates.size() == 3;
+         missed.mismatches[0].candidates.size() == 3 && missed.mismatches[0].candidate_count == 3;
   for (std::uint32_t j = 0; same && j < 3; ++j) {
     const ScatterElementBits update{data, small_updates[j]};
     same = collisions[0].candidates[j].indices_coordinate == coord_of({j}) &&
@@ -836,8 +836,10 @@ TEST_CASE_TEMPLATE("SCATTER property: the result check accepts each candidate at
       CHECK(bad.mismatch_count == 1);
       REQUIRE(bad.mismatches.size() == 1);
       CHECK(bad.mismatches[0].output_coordinate == coord_of(unravel(position, shape.sizes)));
-      REQUIRE(bad.mismatches[0].candidates.size() == sources.size());
-      for (std::size_t k = 0; k < sources.size(); ++k) {
+      CHECK(bad.mismatches[0].candidate_count == sources.size());
+      REQUIRE(bad.mismatches[0].candidates.size() ==
+              std::min(sources.size(), kScatterCheckMaxCandidates));
+      for (std::size_t k = 0; k < bad.mismatches[0].candidates.size(); ++k) {
         CHECK(bad.mismatches[0].candidates[k].indices_coordinate ==
               coord_of(unravel(sources[k], indices_sizes)));
         CHECK(same_bits(bad.mismatches[0].candidates[k].value, updates[sources[k]]));
@@ -1016,6 +1018,7 @@ TEST_CASE("SCATTER result check: several wrong colliding elements, a cut report,
   CHECK(cut.mismatch_count == 2);
   REQUIRE(cut.mismatches.size() == 1);
   CHECK(cut.mismatches[0].candidates.size() == 3);
+  CHECK(cut.mismatches[0].candidate_count == 3);
   CHECK(cut.to_string().find("OutputTensor[1]: expected one of") != std::string::npos);
   CHECK(cut.to_string().find("OutputTensor[3]") == std::string::npos);
 
@@ -1036,9 +1039,26 @@ TEST_CASE("SCATTER result check: several wrong colliding elements, a cut report,
   const auto wrong = broadcast_check({0, 8});
   CHECK(wrong.mismatch_count == 1);
   REQUIRE(wrong.mismatches.size() == 1);
-  REQUIRE(wrong.mismatches[0].candidates.size() == 1000);
-  CHECK(wrong.mismatches[0].candidates[999].indices_coordinate == coord_of({999}));
-  CHECK(wrong.mismatches[0].candidates[999].value == 7.0f);
+  // The report lists the first kScatterCheckMaxCandidates of the 1000 candidates and counts them
+  // all: a report holding each one would cost memory by the logical update count.
+  CHECK(wrong.mismatches[0].candidate_count == 1000);
+  REQUIRE(wrong.mismatches[0].candidates.size() == kScatterCheckMaxCandidates);
+  for (std::uint32_t k = 0; k < kScatterCheckMaxCandidates; ++k) {
+    CHECK(wrong.mismatches[0].candidates[k].indices_coordinate == coord_of({k}));
+    CHECK(wrong.mismatches[0].candidates[k].value == 7.0f);
+  }
+  CHECK(wrong.to_string() ==
+        "SCATTER result check: 1 of 2 elements mismatch (1 colliding output element accepts any "
+        "one of its updates)\n"
+        "  OutputTensor[1]: expected one of the colliding updates {IndicesTensor[0] -> 7 "
+        "(0x40e00000), IndicesTensor[1] -> 7 (0x40e00000), IndicesTensor[2] -> 7 (0x40e00000), "
+        "IndicesTensor[3] -> 7 (0x40e00000), IndicesTensor[4] -> 7 (0x40e00000), "
+        "IndicesTensor[5] -> 7 (0x40e00000), IndicesTensor[6] -> 7 (0x40e00000), "
+        "IndicesTensor[7] -> 7 (0x40e00000), IndicesTensor[8] -> 7 (0x40e00000), "
+        "IndicesTensor[9] -> 7 (0x40e00000), IndicesTensor[10] -> 7 (0x40e00000), "
+        "IndicesTensor[11] -> 7 (0x40e00000), IndicesTensor[12] -> 7 (0x40e00000), "
+        "IndicesTensor[13] -> 7 (0x40e00000), IndicesTensor[14] -> 7 (0x40e00000), "
+        "IndicesTensor[15] -> 7 (0x40e00000), and 984 more}, actual 8 (0x41000000)");
 }
 
 TEST_CASE("SCATTER result check: report text, bitwise comparison, runtime entry point") {
@@ -1089,6 +1109,7 @@ TEST_CASE("SCATTER result check: report text, bitwise comparison, runtime entry 
     REQUIRE(rb.mismatches.size() == 1);
     CHECK(rb.mismatches[0].actual == ScatterElementBits{DataType::Float32, 0x40c00000u});
     REQUIRE(rb.mismatches[0].candidates.size() == 2);
+    CHECK(rb.mismatches[0].candidate_count == 2);
     CHECK(rb.mismatches[0].candidates[1].value ==
           ScatterElementBits{DataType::Float32, 0x40e00000u});
     CHECK(rb.to_string().find("OutputTensor[3]: expected one of the colliding updates "

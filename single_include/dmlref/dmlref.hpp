@@ -8109,6 +8109,11 @@ struct ScatterElementBits {
 // The first few mismatches a check keeps by default.
 inline constexpr std::size_t kScatterCheckMaxReported = 10;
 
+// The candidates a reported mismatch at a colliding element lists at most (it counts them all):
+// broadcast indices can send 2^32 - 1 updates to one element, and a report holding each one cost
+// memory by the updates' logical count. find_scatter_collisions lists them all.
+inline constexpr std::size_t kScatterCheckMaxCandidates = 16;
+
 namespace detail {
 
 // The inverse of compare.hpp's element_bits.
@@ -8179,7 +8184,10 @@ struct ScatterMismatch {
   Coord output_coordinate{};
   V actual{};
   V expected{};  // the only correct value; meaningful when `candidates` is empty
-  std::vector<ScatterCandidate<V>> candidates;  // a colliding element: any one of these is correct
+  // A colliding element: any one of its candidate_count candidates is correct; the first
+  // kScatterCheckMaxCandidates of them, in row-major order of the indices, are listed.
+  std::vector<ScatterCandidate<V>> candidates;
+  std::uint64_t candidate_count = 0;
 };
 
 // What check_scatter_result found. Convertible to bool (true: the result is correct).
@@ -8219,6 +8227,9 @@ struct ScatterCheckResult {
           os << "IndicesTensor"
              << detail::coordinate_string(m.candidates[i].indices_coordinate, rank) << " -> "
              << detail::scatter_value_string(m.candidates[i].value);
+        }
+        if (m.candidate_count > m.candidates.size()) {
+          os << ", and " << (m.candidate_count - m.candidates.size()) << " more";
         }
         os << "}";
       }
@@ -8366,8 +8377,9 @@ ScatterCheckResult<T> check_scatter_result_validated(const TensorView<const T>& 
     scatter_reference(input, typed_indices, updates, expected, axis);
   });
   // No update is kept: a collision's actual value is matched against its updates in one more walk
-  // of the indices, and only the sites reported as wrong collect their candidates (a last walk),
-  // so memory follows the output and the report, not the updates (which may be broadcast).
+  // of the indices, and only the sites reported as wrong collect their candidates (a last walk,
+  // up to kScatterCheckMaxCandidates each), so memory follows the output and the report, not the
+  // updates (which may be broadcast).
   const std::vector<bool> repeated = scatter_repeated_targets(indices, axis, in);
   std::vector<bool> matched(repeated.size(), false);
   if (!repeated.empty()) {
@@ -8405,7 +8417,11 @@ ScatterCheckResult<T> check_scatter_result_validated(const TensorView<const T>& 
       const auto site = std::lower_bound(reported_positions.begin(), reported_positions.end(), p);
       if (site != reported_positions.end() && *site == p) {
         const auto k = static_cast<std::size_t>(site - reported_positions.begin());
-        result.mismatches[reported_places[k]].candidates.push_back({u, updates[u]});
+        ScatterMismatch<T>& m = result.mismatches[reported_places[k]];
+        if (m.candidates.size() < kScatterCheckMaxCandidates) {
+          m.candidates.push_back({u, updates[u]});
+        }
+        ++m.candidate_count;
       }
     });
   }
@@ -8517,7 +8533,8 @@ ScatterCheckResult<ScatterElementBits> check_scatter_result(
       out.mismatches.push_back({m.output_coordinate,
                                 {data_type, m.actual},
                                 {data_type, m.expected},
-                                detail::scatter_bits_of(data_type, m.candidates)});
+                                detail::scatter_bits_of(data_type, m.candidates),
+                                m.candidate_count});
     }
     return out;
   });
