@@ -2474,7 +2474,7 @@ inline void transpose_elements(const TransposeArgs& t, std::uint64_t x0, std::ui
 // used whole by consecutive blocks, and the band's lines of b are written in address order, row
 // by row, each completed while still in the L1 cache. The edges go element by element.
 // (Bands one line of b wide swept along x, as the streaming copy below goes, were half as fast
-// in the cache: bench_table's join_transposed at 1 MiB 0.36-0.37 of memcpy against 0.66-0.69 in
+// in the cache: bench_table's join_transposed at 1 MiB 0.36-0.37 of memcpy against 0.66-0.70 in
 // the same runs, bench_strided_copy's square float32 transpose at 256 KiB 0.31 against 0.77.
 // The b lines such a sweep leaves half written, a power of two apart, share a few L1 sets and
 // were evicted before they were complete.)
