@@ -520,6 +520,34 @@ TEST_CASE("fast SCATTER: duplicates keep the last update in row-major order of t
   CHECK(got == want);
 }
 
+TEST_CASE("fast SCATTER: updates repeated by broadcast along Axis are stored once, not per repeat") {
+  // Indices and updates {2, 2^31 - 1} with strides {1, 0}: row r stores up[r] at ix[r] 2^31 - 1
+  // times over. The plan walks each stored update once; where only the indices are broadcast,
+  // the updates are real elements and all of them are walked.
+  const Layout repeated = Layout::strided({2, 2147483647}, {1, 0});
+  const Layout output = Layout::packed({2, 4});
+  const Layout updates = Layout::strided({2, 2147483647}, {2147483647, 1});
+  const dmlref::detail::CopyPlan once =
+      dmlref::detail::plan_scatter(repeated, repeated, output, 1).walk;
+  CHECK(once.run_count() * once.inner_size() == 2);
+  const dmlref::detail::CopyPlan every =
+      dmlref::detail::plan_scatter(repeated, updates, output, 1).walk;
+  CHECK(every.run_count() * every.inner_size() == 2ull * 2147483647);
+
+  const std::vector<float> in = {0, 1, 2, 3, 4, 5, 6, 7};
+  const std::vector<std::int32_t> ix = {2, -1};
+  const std::vector<float> up = {9, 8};
+  std::vector<float> out(8, -1);
+  const dmlref::TensorDesc data_desc(dmlref::DataType::Float32, {2, 4});
+  const dmlref::TensorDesc ix_desc(dmlref::DataType::Int32, {2, 2147483647}, {1, 0});
+  const dmlref::TensorDesc up_desc(dmlref::DataType::Float32, {2, 2147483647}, {1, 0});
+  const dmlref::BufferTensorDesc data = data_desc.desc(), index = ix_desc.desc(),
+                                 update = up_desc.desc();
+  const dmlref::ScatterOperatorDesc desc{&data, &index, &update, &data, 1};
+  dmlref::scatter(desc, {in.data(), 32}, {ix.data(), 8}, {up.data(), 8}, {out.data(), 32});
+  CHECK(out == std::vector<float>{0, 1, 9, 3, 4, 5, 6, 8});
+}
+
 TEST_CASE("fast SCATTER: a bad index throws the golden loop's SC8 error and writes nothing") {
   const std::vector<std::int32_t> in = {0, 1, 2, 3, 4, 5};
   const std::vector<std::int32_t> ix = {0, -3, 1, 3, -4, 9};

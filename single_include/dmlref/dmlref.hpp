@@ -7871,13 +7871,22 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
 }
 
 // The update walk: one plan over the indices' sizes for the indices, updates and output (the
-// output's Axis stride is 0 there, since the index supplies that coordinate).
+// output's Axis stride is 0 there, since the index supplies that coordinate). A dimension along
+// which all three strides are 0 (indices and updates both broadcast along Axis) only repeats the
+// same stores, and the last repeat leaves what the first did: it is walked once, so the work
+// follows the tensors' real elements, not their logical count.
 inline ElementScatter plan_scatter(const Layout& indices, const Layout& updates,
                                    const Layout& output, std::uint32_t axis) {
   std::array<std::array<std::int64_t, kMaxRank>, 3> strides{indices.strides, updates.strides,
                                                             output.strides};
   strides[2][axis] = 0;
-  return {make_copy_plan(indices.size_span(), strides)};
+  std::array<std::uint32_t, kMaxRank> sizes = indices.sizes;
+  for (std::uint32_t d = 0; d < indices.rank; ++d) {
+    if (strides[0][d] == 0 && strides[1][d] == 0 && strides[2][d] == 0) {
+      sizes[d] = std::min(sizes[d], 1u);
+    }
+  }
+  return {make_copy_plan(std::span(sizes.data(), indices.rank), strides)};
 }
 
 // The fast path, for validated arguments (SC8 included).
