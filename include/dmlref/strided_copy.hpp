@@ -30,6 +30,7 @@
 
 #include "dmlref/error.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/prefetch.hpp"
 #include "dmlref/tensor_view.hpp"
 
 // For the few small functions whose whole point is to become part of their caller.
@@ -227,18 +228,6 @@ void for_each_run(const CopyPlan& plan, F&& f) {
 
 // How far ahead a loop over data-dependent places (GATHER_ND1's slices) prefetches, in tuples.
 inline constexpr std::uint64_t kPrefetchTuples = 8;
-
-// Asks the cache for the `bytes` bytes from `p`, one request per 64-byte line. A hint only: it
-// never faults, so it is safe on any address the caller is about to read.
-inline void prefetch_bytes(const void* p, std::uint64_t bytes) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  const auto* c = static_cast<const char*>(p);
-  for (std::uint64_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
 
 // The unsigned integer an element's bits travel in.
 template <std::size_t Bytes>
