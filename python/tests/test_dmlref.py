@@ -277,6 +277,16 @@ def test_scatter_broadcast_updates_and_indices():
     assert same_bits(y, scatter_numpy(data, indices, updates, 0))
 
 
+def test_scatter_updates_broadcast_along_axis_cost_their_stored_values():
+    # 2 x (2^31 - 1) logical updates from two stored ones: the binding keeps numpy's zero strides
+    # (a packed copy would need 16 GiB) and the operator stores each row's update once.
+    data = np.arange(8, dtype=np.float32).reshape(2, 4)
+    indices = np.broadcast_to(np.array([[2], [-1]], np.int32), (2, 2**31 - 1))
+    updates = np.broadcast_to(np.array([[9], [8]], np.float32), (2, 2**31 - 1))
+    y = dmlref.scatter(data, indices, updates, axis=1)
+    assert np.array_equal(y, [[0, 1, 9, 3], [4, 5, 6, 8]])
+
+
 def test_scatter_duplicates_and_clamping():
     data = np.arange(5, dtype=np.float32)
     indices = np.array([3, 1, 3, 0], np.uint32)
