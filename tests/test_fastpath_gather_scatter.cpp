@@ -520,7 +520,7 @@ TEST_CASE("fast SCATTER: duplicates keep the last update in row-major order of t
   CHECK(got == want);
 }
 
-TEST_CASE("fast SCATTER: updates repeated by broadcast along Axis are stored once, not per repeat") {
+TEST_CASE("fast SCATTER: updates repeated by broadcast along Axis are stored once, not each time") {
   // Indices and updates {2, 2^31 - 1} with strides {1, 0}: row r stores up[r] at ix[r] 2^31 - 1
   // times over. The plan walks each stored update once; where only the indices are broadcast,
   // the updates are real elements and all of them are walked.

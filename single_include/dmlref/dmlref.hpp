@@ -1925,16 +1925,20 @@ CompareResult compare(const BufferTensorDesc& desc, ConstBuffer expected, ConstB
 
 namespace dmlref::detail {
 
-// Asks the cache for the `bytes` bytes from `p`, one request per 64-byte line. A hint only: it
-// never faults, so it is safe on any address the caller is about to read.
-inline void prefetch_bytes(const void* p, std::uint64_t bytes) noexcept {
+// Asks the cache for the 64-byte line that holds `address`. Taken as an integer, so a caller may
+// name a place past the end of its array (a prefetch never faults).
+inline void prefetch_line(std::uintptr_t address) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
-  const auto* c = static_cast<const char*>(p);
-  for (std::uint64_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i);
+  __builtin_prefetch(reinterpret_cast<const void*>(address));
 #else
-  (void)p;
-  (void)bytes;
+  (void)address;
 #endif
+}
+
+// Asks the cache for the `bytes` bytes from `p`, one request per 64-byte line.
+inline void prefetch_bytes(const void* p, std::uint64_t bytes) noexcept {
+  const auto start = reinterpret_cast<std::uintptr_t>(p);
+  for (std::uint64_t i = 0; i < bytes; i += 64) prefetch_line(start + i);
 }
 
 // How far ahead of a sequential read a loop asks for its data (prefetch_stream). The hardware
@@ -1944,15 +1948,9 @@ inline void prefetch_bytes(const void* p, std::uint64_t bytes) noexcept {
 // 4 KiB ahead, 0.20 with 8 KiB.
 inline constexpr std::uint64_t kStreamAheadBytes = 2048;
 
-// Asks for the line kStreamAheadBytes after `p`, in a loop that reads forward from `p`. The
-// address is computed as an integer, so it may lie past the end of the caller's array.
+// Asks for the line kStreamAheadBytes after `p`, in a loop that reads forward from `p`.
 inline void prefetch_stream(const void* p) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  __builtin_prefetch(
-      reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + kStreamAheadBytes));
-#else
-  (void)p;
-#endif
+  prefetch_line(reinterpret_cast<std::uintptr_t>(p) + kStreamAheadBytes);
 }
 
 }  // namespace dmlref::detail
