@@ -51,7 +51,10 @@ function(header_version include_dir out_var)
   set(${out_var} ${MAJOR}.${MINOR}.${PATCH} PARENT_SCOPE)
 endfunction()
 
-set(no_deps -DCMAKE_DISABLE_FIND_PACKAGE_doctest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON)
+# Also no CUDA: these configures check packaging and messages, which the CUDA kernels do not touch,
+# and detecting nvcc costs each of them about 1.5 s of CPU.
+set(no_deps -DCMAKE_DISABLE_FIND_PACKAGE_doctest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON
+            -DDMLREF_BUILD_CUDA_TESTS=OFF)
 
 if(MODE STREQUAL "find_package")
   # Defaults (tests and benchmarks AUTO) with neither dependency findable: skipped with a message.
