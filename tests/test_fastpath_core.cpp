@@ -467,8 +467,8 @@ TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every widt
   // copy_transposed moves K x K blocks (K = 2-8 by width) in bands of 64 bytes (streaming: in
   // chunks of kTransposeChunkLines lines), element by element at the edges: sizes around every
   // multiple of those, in both directions, with padded rows, a reversed source, bases one element
-  // off their alignment, and an outer dimension. Once with the AVX2 kernels (where the CPU has them) and
-  // once with the SSE2 ones, each with and without streaming stores.
+  // off their alignment, and an outer dimension. Once with the AVX2 kernels (where the CPU has
+  // them) and once with the SSE2 ones, each with and without streaming stores.
   const std::uint32_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 130};
   const std::uint32_t few[] = {2, 9, 17, 64, 65};
   const test::Avx2Switch restore;

@@ -582,7 +582,7 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
       // Contiguous updates along the output's axis (indices along the innermost dimension): the
       // index alone places each element, so the loop is a load and a store. The updates are a
       // stream read once: the chunk asks for those ahead of it first (prefetch_stream).
-      for (std::uint64_t i = 0; i < count; i += 64 / sizeof(W)) prefetch_stream(from + i);
+      prefetch_stream(from, count * sizeof(W));
       for (std::uint64_t i = 0; i < count; ++i) store_bits(to + targets[i], load_bits(from + i));
       return;
     }

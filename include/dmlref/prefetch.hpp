@@ -16,10 +16,14 @@ inline void prefetch_line(std::uintptr_t address) noexcept {
 #endif
 }
 
-// Asks the cache for the `bytes` bytes from `p`, one request per 64-byte line.
+// Asks the cache for the `bytes` bytes from `address`, one request per 64-byte line.
+inline void prefetch_lines(std::uintptr_t address, std::uint64_t bytes) noexcept {
+  for (std::uint64_t i = 0; i < bytes; i += 64) prefetch_line(address + i);
+}
+
+// Asks the cache for the `bytes` bytes from `p`.
 inline void prefetch_bytes(const void* p, std::uint64_t bytes) noexcept {
-  const auto start = reinterpret_cast<std::uintptr_t>(p);
-  for (std::uint64_t i = 0; i < bytes; i += 64) prefetch_line(start + i);
+  prefetch_lines(reinterpret_cast<std::uintptr_t>(p), bytes);
 }
 
 // How far ahead of a sequential read a loop asks for its data (prefetch_stream). The hardware
@@ -29,9 +33,10 @@ inline void prefetch_bytes(const void* p, std::uint64_t bytes) noexcept {
 // 4 KiB ahead, 0.20 with 8 KiB.
 inline constexpr std::uint64_t kStreamAheadBytes = 2048;
 
-// Asks for the line kStreamAheadBytes after `p`, in a loop that reads forward from `p`.
-inline void prefetch_stream(const void* p) noexcept {
-  prefetch_line(reinterpret_cast<std::uintptr_t>(p) + kStreamAheadBytes);
+// In a loop about to read the `bytes` bytes from `p` forward (one line by default), asks for the
+// same span kStreamAheadBytes further on, one request per line.
+inline void prefetch_stream(const void* p, std::uint64_t bytes = 1) noexcept {
+  prefetch_lines(reinterpret_cast<std::uintptr_t>(p) + kStreamAheadBytes, bytes);
 }
 
 }  // namespace dmlref::detail

@@ -1935,10 +1935,14 @@ inline void prefetch_line(std::uintptr_t address) noexcept {
 #endif
 }
 
-// Asks the cache for the `bytes` bytes from `p`, one request per 64-byte line.
+// Asks the cache for the `bytes` bytes from `address`, one request per 64-byte line.
+inline void prefetch_lines(std::uintptr_t address, std::uint64_t bytes) noexcept {
+  for (std::uint64_t i = 0; i < bytes; i += 64) prefetch_line(address + i);
+}
+
+// Asks the cache for the `bytes` bytes from `p`.
 inline void prefetch_bytes(const void* p, std::uint64_t bytes) noexcept {
-  const auto start = reinterpret_cast<std::uintptr_t>(p);
-  for (std::uint64_t i = 0; i < bytes; i += 64) prefetch_line(start + i);
+  prefetch_lines(reinterpret_cast<std::uintptr_t>(p), bytes);
 }
 
 // How far ahead of a sequential read a loop asks for its data (prefetch_stream). The hardware
@@ -1948,9 +1952,10 @@ inline void prefetch_bytes(const void* p, std::uint64_t bytes) noexcept {
 // 4 KiB ahead, 0.20 with 8 KiB.
 inline constexpr std::uint64_t kStreamAheadBytes = 2048;
 
-// Asks for the line kStreamAheadBytes after `p`, in a loop that reads forward from `p`.
-inline void prefetch_stream(const void* p) noexcept {
-  prefetch_line(reinterpret_cast<std::uintptr_t>(p) + kStreamAheadBytes);
+// In a loop about to read the `bytes` bytes from `p` forward (one line by default), asks for the
+// same span kStreamAheadBytes further on, one request per line.
+inline void prefetch_stream(const void* p, std::uint64_t bytes = 1) noexcept {
+  prefetch_lines(reinterpret_cast<std::uintptr_t>(p) + kStreamAheadBytes, bytes);
 }
 
 }  // namespace dmlref::detail
@@ -4034,7 +4039,7 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
       // Contiguous updates along the output's axis (indices along the innermost dimension): the
       // index alone places each element, so the loop is a load and a store. The updates are a
       // stream read once: the chunk asks for those ahead of it first (prefetch_stream).
-      for (std::uint64_t i = 0; i < count; i += 64 / sizeof(W)) prefetch_stream(from + i);
+      prefetch_stream(from, count * sizeof(W));
       for (std::uint64_t i = 0; i < count; ++i) store_bits(to + targets[i], load_bits(from + i));
       return;
     }
@@ -7889,12 +7894,13 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
         return static_cast<std::int64_t>(v < static_cast<I>(last) ? v : static_cast<I>(last));
       }
     };
-    // Blocks of a fixed count, which GCC's -O2 vectorises (all_indices_legal), each asking for
-    // the indices ahead of it (prefetch_stream).
+    // The chunk's indices are a stream read once: it asks for those ahead of it first
+    // (prefetch_stream). Then blocks of a fixed count, which GCC's -O2 vectorises
+    // (all_indices_legal).
+    prefetch_stream(ix, count * sizeof(I));
     constexpr std::uint64_t kBlock = 8;
     std::uint64_t i = 0;
     for (; i + kBlock <= count; i += kBlock) {
-      prefetch_stream(ix + i);
       for (std::uint64_t j = 0; j < kBlock; ++j) targets[i + j] = target(ix[i + j]);
     }
     for (; i < count; ++i) targets[i] = target(ix[i]);

@@ -294,12 +294,13 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
         return static_cast<std::int64_t>(v < static_cast<I>(last) ? v : static_cast<I>(last));
       }
     };
-    // Blocks of a fixed count, which GCC's -O2 vectorises (all_indices_legal), each asking for
-    // the indices ahead of it (prefetch_stream).
+    // The chunk's indices are a stream read once: it asks for those ahead of it first
+    // (prefetch_stream). Then blocks of a fixed count, which GCC's -O2 vectorises
+    // (all_indices_legal).
+    prefetch_stream(ix, count * sizeof(I));
     constexpr std::uint64_t kBlock = 8;
     std::uint64_t i = 0;
     for (; i + kBlock <= count; i += kBlock) {
-      prefetch_stream(ix + i);
       for (std::uint64_t j = 0; j < kBlock; ++j) targets[i + j] = target(ix[i + j]);
     }
     for (; i < count; ++i) targets[i] = target(ix[i]);
