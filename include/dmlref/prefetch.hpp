@@ -6,19 +6,17 @@
 
 namespace dmlref::detail {
 
-// Asks the cache for the 64-byte line that holds `address`. Taken as an integer, so a caller may
-// name a place past the end of its array (a prefetch never faults).
-inline void prefetch_line(std::uintptr_t address) noexcept {
+// Asks the cache for the `bytes` bytes from `address`, one request per 64-byte line. The address
+// is an integer, so a caller may name a place past the end of its array (a prefetch never faults).
+inline void prefetch_lines(std::uintptr_t address, std::uint64_t bytes) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
-  __builtin_prefetch(reinterpret_cast<const void*>(address));
+  for (std::uint64_t i = 0; i < bytes; i += 64) {
+    __builtin_prefetch(reinterpret_cast<const void*>(address + i));
+  }
 #else
   (void)address;
+  (void)bytes;
 #endif
-}
-
-// Asks the cache for the `bytes` bytes from `address`, one request per 64-byte line.
-inline void prefetch_lines(std::uintptr_t address, std::uint64_t bytes) noexcept {
-  for (std::uint64_t i = 0; i < bytes; i += 64) prefetch_line(address + i);
 }
 
 // Asks the cache for the `bytes` bytes from `p`.
