@@ -40,6 +40,7 @@
 #include "dmlref/error.hpp"
 #include "dmlref/float16.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/runtime_instances.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
 #include "dmlref/validation.hpp"
@@ -383,5 +384,9 @@ CompareResult compare(const BufferTensorDesc& desc, ConstBuffer expected, ConstB
                                     options);
   });
 }
+
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, ConstBuffer,
+    ConstBuffer, const CompareOptions&, std::optional<ConstBuffer>));
 
 }  // namespace dmlref

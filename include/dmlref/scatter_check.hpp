@@ -21,6 +21,7 @@
 #include "dmlref/indices.hpp"
 #include "dmlref/layout.hpp"
 #include "dmlref/ops/scatter.hpp"
+#include "dmlref/runtime_instances.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"
 
@@ -467,5 +468,13 @@ ScatterCheckResult<ScatterElementBits> check_scatter_result(
     return out;
   });
 }
+
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(
+    std::vector<ScatterCollision<ScatterElementBits>> find_scatter_collisions<void>(
+        const ScatterOperatorDesc&, ConstBuffer, ConstBuffer, ConstBuffer, const ScatterOptions&));
+DMLREF_RUNTIME_INSTANCE(ScatterCheckResult<ScatterElementBits> check_scatter_result<void>(
+    const ScatterOperatorDesc&, ConstBuffer, ConstBuffer, ConstBuffer, ConstBuffer,
+    const ScatterOptions&, std::size_t));
 
 }  // namespace dmlref

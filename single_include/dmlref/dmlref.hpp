@@ -7,8 +7,9 @@
 //   dmlref/mapping_plans.hpp dmlref/npy.hpp dmlref/ops/gather_nd1.hpp
 //   dmlref/ops/gather_nd1_sizes.hpp dmlref/ops/join.hpp dmlref/ops/operator.hpp
 //   dmlref/ops/pieces.hpp dmlref/ops/reverse_subsequences.hpp dmlref/ops/scatter.hpp
-//   dmlref/ops/split.hpp dmlref/prefetch.hpp dmlref/scatter_check.hpp dmlref/strided_copy.hpp
-//   dmlref/tensor_desc.hpp dmlref/tensor_view.hpp dmlref/validation.hpp dmlref/version.hpp
+//   dmlref/ops/split.hpp dmlref/prefetch.hpp dmlref/runtime_instances.hpp dmlref/scatter_check.hpp
+//   dmlref/strided_copy.hpp dmlref/tensor_desc.hpp dmlref/tensor_view.hpp dmlref/validation.hpp
+//   dmlref/version.hpp
 #pragma once
 
 // ---- begin dmlref/dmlref.hpp --------------------------------------------------------------------
@@ -815,6 +816,42 @@ void for_each_coordinate(const Layout& layout, F&& f) {
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_LAYOUT_HPP
 // ---- end dmlref/layout.hpp ----------------------------------------------------------------------
+// ---- begin dmlref/runtime_instances.hpp ---------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_RUNTIME_INSTANCES_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_RUNTIME_INSTANCES_HPP
+// dmlref: the runtime layer compiled once per program, not once per translation unit that calls
+// it.
+//
+// The runtime entry points (each operator's call on a DirectML description and its buffers, its
+// reference twin, compare, check_scatter_result and find_scatter_collisions) are templates only so
+// that their bodies compile where they are called, never where the header is merely included. A
+// program that calls them from several translation units compiles the engine in each of them. Two
+// macros make that once:
+//   DMLREF_EXTERN_RUNTIME       defined for every translation unit: each header declares its entry
+//                               points' one instance `extern template`, so a calling unit compiles
+//                               the call and not the body;
+//   DMLREF_INSTANTIATE_RUNTIME  defined in exactly one translation unit, which then includes
+//                               <dmlref/dmlref.hpp>: that unit compiles every instance.
+// With CMake, link dmlref::runtime instead of dmlref::dmlref: it does both (README.md, "Compiling
+// the runtime layer once"). Results do not change; only where the code is compiled moves.
+
+// Each header that defines runtime entry points follows them with one line per entry point,
+// DMLREF_RUNTIME_INSTANCE(<its signature>), which is the declaration, the definition, both (the
+// instantiating unit may see DMLREF_EXTERN_RUNTIME too: a declaration may precede the definition)
+// or nothing.
+#if defined(DMLREF_EXTERN_RUNTIME) && defined(DMLREF_INSTANTIATE_RUNTIME)
+#define DMLREF_RUNTIME_INSTANCE(...) \
+  extern template __VA_ARGS__;       \
+  template __VA_ARGS__
+#elif defined(DMLREF_EXTERN_RUNTIME)
+#define DMLREF_RUNTIME_INSTANCE(...) extern template __VA_ARGS__
+#elif defined(DMLREF_INSTANTIATE_RUNTIME)
+#define DMLREF_RUNTIME_INSTANCE(...) template __VA_ARGS__
+#else
+#define DMLREF_RUNTIME_INSTANCE(...) static_assert(true)
+#endif
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_RUNTIME_INSTANCES_HPP
+// ---- end dmlref/runtime_instances.hpp -----------------------------------------------------------
 // ---- begin dmlref/tensor_desc.hpp ---------------------------------------------------------------
 #ifndef DMLREF_SINGLE_HEADER_DMLREF_TENSOR_DESC_HPP
 #define DMLREF_SINGLE_HEADER_DMLREF_TENSOR_DESC_HPP
@@ -1834,6 +1871,10 @@ CompareResult compare(const BufferTensorDesc& desc, ConstBuffer expected, ConstB
                                     options);
   });
 }
+
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, ConstBuffer,
+    ConstBuffer, const CompareOptions&, std::optional<ConstBuffer>));
 
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_COMPARE_HPP
@@ -6660,6 +6701,12 @@ void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffe
   });
 }
 
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(void reference::gather_nd1<void>(const GatherNd1OperatorDesc&, ConstBuffer,
+    ConstBuffer, Buffer, const GatherNd1Options&));
+DMLREF_RUNTIME_INSTANCE(void gather_nd1<void>(const GatherNd1OperatorDesc&, ConstBuffer,
+    ConstBuffer, Buffer, const GatherNd1Options&));
+
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_GATHER_ND1_HPP
 // ---- end dmlref/ops/gather_nd1.hpp --------------------------------------------------------------
@@ -7246,6 +7293,12 @@ void join(const JoinOperatorDesc& desc, std::initializer_list<ConstBuffer> input
   join(desc, std::span(inputs.begin(), inputs.size()), output, options);
 }
 
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(void reference::join<void>(const JoinOperatorDesc&,
+    std::span<const ConstBuffer>, Buffer, const JoinOptions&));
+DMLREF_RUNTIME_INSTANCE(void join<void>(const JoinOperatorDesc&, std::span<const ConstBuffer>,
+    Buffer, const JoinOptions&));
+
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_JOIN_HPP
 // ---- end dmlref/ops/join.hpp --------------------------------------------------------------------
@@ -7591,6 +7644,13 @@ void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuff
                          static_cast<W*>(const_cast<void*>(bound[2].data)), lengths_of);
   });
 }
+
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(void reference::reverse_subsequences<void>(
+    const ReverseSubsequencesOperatorDesc&, ConstBuffer, ConstBuffer, Buffer,
+    const ReverseSubsequencesOptions&));
+DMLREF_RUNTIME_INSTANCE(void reverse_subsequences<void>(const ReverseSubsequencesOperatorDesc&,
+    ConstBuffer, ConstBuffer, Buffer, const ReverseSubsequencesOptions&));
 
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_REVERSE_SUBSEQUENCES_HPP
@@ -8121,6 +8181,12 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
   });
 }
 
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(void reference::scatter<void>(const ScatterOperatorDesc&, ConstBuffer,
+    ConstBuffer, ConstBuffer, Buffer, const ScatterOptions&));
+DMLREF_RUNTIME_INSTANCE(void scatter<void>(const ScatterOperatorDesc&, ConstBuffer, ConstBuffer,
+    ConstBuffer, Buffer, const ScatterOptions&));
+
 }  // namespace dmlref
 
 // check_scatter_result and find_scatter_collisions, reachable from this header as before.
@@ -8589,6 +8655,14 @@ ScatterCheckResult<ScatterElementBits> check_scatter_result(
   });
 }
 
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(
+    std::vector<ScatterCollision<ScatterElementBits>> find_scatter_collisions<void>(
+        const ScatterOperatorDesc&, ConstBuffer, ConstBuffer, ConstBuffer, const ScatterOptions&));
+DMLREF_RUNTIME_INSTANCE(ScatterCheckResult<ScatterElementBits> check_scatter_result<void>(
+    const ScatterOperatorDesc&, ConstBuffer, ConstBuffer, ConstBuffer, ConstBuffer,
+    const ScatterOptions&, std::size_t));
+
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_SCATTER_CHECK_HPP
 // ---- end dmlref/scatter_check.hpp ---------------------------------------------------------------
@@ -8927,6 +9001,12 @@ void split(const SplitOperatorDesc& desc, ConstBuffer input, std::initializer_li
            const SplitOptions& options = {}) {
   split(desc, input, std::span(outputs.begin(), outputs.size()), options);
 }
+
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(void reference::split<void>(const SplitOperatorDesc&, ConstBuffer,
+    std::span<const Buffer>, const SplitOptions&));
+DMLREF_RUNTIME_INSTANCE(void split<void>(const SplitOperatorDesc&, ConstBuffer,
+    std::span<const Buffer>, const SplitOptions&));
 
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_SPLIT_HPP

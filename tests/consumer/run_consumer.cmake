@@ -9,6 +9,9 @@
 #                   into WORK_DIR/prefix: bin/dmlref-check --version prints the header's version,
 #                   which is also the installed CMake package's.
 #   add_subdirectory  a vendored copy: no tests, examples or install rules of dmlref's own.
+#   find_package also builds and runs consumer_runtime (the installed dmlref::runtime: the runtime
+#   entry points compiled once, in their own unit); add_subdirectory checks that units compiled
+#   with DMLREF_EXTERN_RUNTIME hold no entry point's body (consumer_extern_only must fail to link).
 #   missing_deps    -DDMLREF_BUILD_TESTS=ON / -DDMLREF_BUILD_BENCHMARKS=ON without doctest /
 #                   Google Benchmark stop the configure with a message saying what is missing.
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -90,6 +93,7 @@ if(MODE STREQUAL "find_package")
       -DDMLREF_REQUESTED_VERSION=${major_minor} -DCMAKE_PREFIX_PATH=${prefix})
   run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer-build)
   run(${WORK_DIR}/consumer-build/consumer)
+  run(${WORK_DIR}/consumer-build/consumer_runtime)
   # A newer major version is not this package (SameMinorVersion).
   run_failing(EXPECT "but not accepted"
       ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${WORK_DIR}/consumer-too-new
@@ -139,6 +143,10 @@ elseif(MODE STREQUAL "add_subdirectory")
       -DDMLREF_SOURCE_DIR=${SOURCE_DIR})
   run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer-build)
   run(${WORK_DIR}/consumer-build/consumer)
+  # DMLREF_EXTERN_RUNTIME keeps the entry points' bodies out of the calling units: without
+  # dmlref::runtime's instances the calls have nothing to link to.
+  run_failing(EXPECT "dmlref::join<void>"
+      ${CMAKE_COMMAND} --build ${WORK_DIR}/consumer-build --target consumer_extern_only)
   # DMLREF_INSTALL is OFF here: installing the parent installs nothing of dmlref's.
   run(${CMAKE_COMMAND} --install ${WORK_DIR}/consumer-build --prefix ${WORK_DIR}/prefix)
   if(EXISTS ${WORK_DIR}/prefix)

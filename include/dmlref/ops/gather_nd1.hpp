@@ -378,4 +378,10 @@ void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffe
   });
 }
 
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(void reference::gather_nd1<void>(const GatherNd1OperatorDesc&, ConstBuffer,
+    ConstBuffer, Buffer, const GatherNd1Options&));
+DMLREF_RUNTIME_INSTANCE(void gather_nd1<void>(const GatherNd1OperatorDesc&, ConstBuffer,
+    ConstBuffer, Buffer, const GatherNd1Options&));
+
 }  // namespace dmlref

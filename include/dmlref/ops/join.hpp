@@ -297,4 +297,10 @@ void join(const JoinOperatorDesc& desc, std::initializer_list<ConstBuffer> input
   join(desc, std::span(inputs.begin(), inputs.size()), output, options);
 }
 
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(void reference::join<void>(const JoinOperatorDesc&,
+    std::span<const ConstBuffer>, Buffer, const JoinOptions&));
+DMLREF_RUNTIME_INSTANCE(void join<void>(const JoinOperatorDesc&, std::span<const ConstBuffer>,
+    Buffer, const JoinOptions&));
+
 }  // namespace dmlref

@@ -13,6 +13,7 @@
 #include "dmlref/indices.hpp"
 #include "dmlref/layout.hpp"
 #include "dmlref/mapping_plans.hpp"
+#include "dmlref/runtime_instances.hpp"
 #include "dmlref/strided_copy.hpp"
 #include "dmlref/tensor_desc.hpp"
 #include "dmlref/tensor_view.hpp"

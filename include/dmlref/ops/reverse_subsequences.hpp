@@ -340,4 +340,11 @@ void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuff
   });
 }
 
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(void reference::reverse_subsequences<void>(
+    const ReverseSubsequencesOperatorDesc&, ConstBuffer, ConstBuffer, Buffer,
+    const ReverseSubsequencesOptions&));
+DMLREF_RUNTIME_INSTANCE(void reverse_subsequences<void>(const ReverseSubsequencesOperatorDesc&,
+    ConstBuffer, ConstBuffer, Buffer, const ReverseSubsequencesOptions&));
+
 }  // namespace dmlref

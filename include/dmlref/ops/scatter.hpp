@@ -523,6 +523,12 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
   });
 }
 
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(void reference::scatter<void>(const ScatterOperatorDesc&, ConstBuffer,
+    ConstBuffer, ConstBuffer, Buffer, const ScatterOptions&));
+DMLREF_RUNTIME_INSTANCE(void scatter<void>(const ScatterOperatorDesc&, ConstBuffer, ConstBuffer,
+    ConstBuffer, Buffer, const ScatterOptions&));
+
 }  // namespace dmlref
 
 // check_scatter_result and find_scatter_collisions, reachable from this header as before.

@@ -331,4 +331,10 @@ void split(const SplitOperatorDesc& desc, ConstBuffer input, std::initializer_li
   split(desc, input, std::span(outputs.begin(), outputs.size()), options);
 }
 
+// Compiled once per program with DMLREF_EXTERN_RUNTIME (runtime_instances.hpp).
+DMLREF_RUNTIME_INSTANCE(void reference::split<void>(const SplitOperatorDesc&, ConstBuffer,
+    std::span<const Buffer>, const SplitOptions&));
+DMLREF_RUNTIME_INSTANCE(void split<void>(const SplitOperatorDesc&, ConstBuffer,
+    std::span<const Buffer>, const SplitOptions&));
+
 }  // namespace dmlref
