@@ -9,10 +9,13 @@
 
 #include <dmlref/ops/gather_nd1.hpp>
 
-namespace {
+// This file's own names: the harnesses compile as one translation unit (CMakeLists.txt).
+namespace fuzz_gather_nd1 {
 
 using namespace dmlref;
 using namespace dmlref::fuzz;
+
+namespace {
 
 struct GatherCall {
   World world;
@@ -203,3 +206,5 @@ Outcome run_gather(const std::uint8_t* data, std::size_t size) {
 }  // namespace
 
 DMLREF_FUZZ_HARNESS("GATHER_ND1", run_gather)
+
+}  // namespace fuzz_gather_nd1

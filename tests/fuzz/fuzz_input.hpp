@@ -24,9 +24,18 @@
 //    block bytewise equal to the runtime's; and so does a model of the spec written here without
 //    the library's layouts or loops.
 // Anything else (another exception, a crash, a sanitizer report, a mismatch) aborts: a defect.
+//
+// Build. The operator harnesses compile as one translation unit (tests/fuzz/CMakeLists.txt), so
+// this header and the engine instantiations they share are compiled once, not once per harness:
+// each file keeps its names in a namespace named after it and registers its `run` with
+// DMLREF_FUZZ_HARNESS; each operator's executable links them all and its entry points
+// (harness_main.cpp) select its own by name (harness_registry.cpp, which also holds the seed
+// generator and the seed check).
 #pragma once
 
 #include <dmlref/dmlref.hpp>
+
+#include "harness.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -38,7 +47,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <random>
 #include <span>
 #include <string>
 #include <utility>
@@ -1012,61 +1020,10 @@ Outcome check_call(const Call& call, bool clean) {
   return {true, signature};
 }
 
-// ---- entry points: libFuzzer, the seed generator, the seed check --------------------------------
-
-using RunFn = Outcome (*)(const std::uint8_t*, std::size_t);
-
-// DMLREF_FUZZ_MAKE_SEEDS=<dir> [DMLREF_FUZZ_SEED_COUNT=n]: writes n short inputs that decode into
-// accepted, untainted calls of different kinds (a fixed pseudo-random search, so the same harness
-// writes the same files), then exits.
-inline void make_seeds(RunFn run, const char* dir) {
-  const char* count_env = std::getenv("DMLREF_FUZZ_SEED_COUNT");
-  const std::size_t want = count_env ? std::strtoull(count_env, nullptr, 10) : 8;
-  std::mt19937_64 rng(0x5EED);
-  std::vector<std::uint64_t> seen;
-  std::size_t written = 0;
-  for (std::uint64_t attempt = 0; written < want && attempt < 2000000; ++attempt) {
-    // Short inputs of mostly small bytes: the common choices, with some variety in the rest.
-    std::vector<std::uint8_t> bytes(24 + attempt % 73);
-    for (auto& b : bytes) b = static_cast<std::uint8_t>(rng() % 4 == 0 ? rng() : rng() % 64);
-    const Outcome o = run(bytes.data(), bytes.size());
-    if (!o.valid || std::find(seen.begin(), seen.end(), o.signature) != seen.end()) continue;
-    seen.push_back(o.signature);
-    char path[4096];
-    std::snprintf(path, sizeof path, "%s/seed_%02zu", dir, written++);
-    FILE* f = std::fopen(path, "wb");
-    if (f == nullptr || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
-      std::fprintf(stderr, "cannot write %s\n", path);
-      std::exit(1);
-    }
-    std::fclose(f);
-  }
-  std::fprintf(stderr, "dmlref fuzz %s: wrote %zu seeds to %s\n", stats().op, written, dir);
-  std::exit(written == want ? 0 : 1);
-}
-
-inline void initialize(const char* op, RunFn run) {
-  stats().op = op;
-  std::atexit(print_stats);
-  if (const char* dir = std::getenv("DMLREF_FUZZ_MAKE_SEEDS")) make_seeds(run, dir);
-}
-
-// Outcome of a run with the seed check (DMLREF_FUZZ_EXPECT_VALID): a rejected call is a defect.
-inline void execute(RunFn run, const std::uint8_t* data, std::size_t size) {
-  const Outcome o = run(data, size);
-  if (expect_valid() && !o.valid)
-    defect("DMLREF_FUZZ_EXPECT_VALID: this input decodes into a rejected call");
-}
-
 }  // namespace dmlref::fuzz
 
-// Defines libFuzzer's entry points for one harness: `run` decodes and checks one input.
-#define DMLREF_FUZZ_HARNESS(op_name, run)                                             \
-  extern "C" int LLVMFuzzerInitialize(int*, char***) {                                \
-    dmlref::fuzz::initialize(op_name, run);                                           \
-    return 0;                                                                         \
-  }                                                                                   \
-  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
-    dmlref::fuzz::execute(run, data, size);                                           \
-    return 0;                                                                         \
-  }
+// Registers one harness under its operator's name (harness_registry.cpp): `run` decodes and checks
+// one input. Write it inside the harness file's own namespace: the harnesses share one unit.
+#define DMLREF_FUZZ_HARNESS(op_name, run)          \
+  [[maybe_unused]] const bool registered_harness = \
+      dmlref::fuzz::register_harness(op_name, run);

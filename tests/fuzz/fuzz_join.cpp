@@ -6,10 +6,13 @@
 
 #include <dmlref/ops/join.hpp>
 
-namespace {
+// This file's own names: the harnesses compile as one translation unit (CMakeLists.txt).
+namespace fuzz_join {
 
 using namespace dmlref;
 using namespace dmlref::fuzz;
+
+namespace {
 
 struct JoinCall {
   World world;
@@ -166,3 +169,5 @@ Outcome run_join(const std::uint8_t* data, std::size_t size) {
 }  // namespace
 
 DMLREF_FUZZ_HARNESS("JOIN", run_join)
+
+}  // namespace fuzz_join

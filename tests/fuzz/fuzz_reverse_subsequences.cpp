@@ -7,10 +7,13 @@
 
 #include <dmlref/ops/reverse_subsequences.hpp>
 
-namespace {
+// This file's own names: the harnesses compile as one translation unit (CMakeLists.txt).
+namespace fuzz_reverse_subsequences {
 
 using namespace dmlref;
 using namespace dmlref::fuzz;
+
+namespace {
 
 struct ReverseCall {
   World world;
@@ -139,3 +142,5 @@ Outcome run_reverse(const std::uint8_t* data, std::size_t size) {
 }  // namespace
 
 DMLREF_FUZZ_HARNESS("REVERSE_SUBSEQUENCES", run_reverse)
+
+}  // namespace fuzz_reverse_subsequences

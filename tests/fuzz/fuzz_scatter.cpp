@@ -8,10 +8,13 @@
 
 #include <dmlref/ops/scatter.hpp>
 
-namespace {
+// This file's own names: the harnesses compile as one translation unit (CMakeLists.txt).
+namespace fuzz_scatter {
 
 using namespace dmlref;
 using namespace dmlref::fuzz;
+
+namespace {
 
 struct ScatterCall {
   World world;
@@ -212,3 +215,5 @@ Outcome run_scatter(const std::uint8_t* data, std::size_t size) {
 }  // namespace
 
 DMLREF_FUZZ_HARNESS("SCATTER", run_scatter)
+
+}  // namespace fuzz_scatter

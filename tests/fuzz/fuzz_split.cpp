@@ -6,10 +6,13 @@
 
 #include <dmlref/ops/split.hpp>
 
-namespace {
+// This file's own names: the harnesses compile as one translation unit (CMakeLists.txt).
+namespace fuzz_split {
 
 using namespace dmlref;
 using namespace dmlref::fuzz;
+
+namespace {
 
 struct SplitCall {
   World world;
@@ -156,3 +159,5 @@ Outcome run_split(const std::uint8_t* data, std::size_t size) {
 }  // namespace
 
 DMLREF_FUZZ_HARNESS("SPLIT", run_split)
+
+}  // namespace fuzz_split
