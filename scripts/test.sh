@@ -2,7 +2,7 @@
 # Builds dmlref's tests and runs them all with CTest.
 #   scripts/test.sh              g++ -O2, build/ (the README's test command; CI runs it as is;
 #                                scripts/examples.sh shares build/; the test programs other than
-#                                test_fastpath compile at -Og, tests/CMakeLists.txt says why); where
+#                                test_fastpath compile at -O0, tests/CMakeLists.txt says why); where
 #                                CMake finds nvcc, also the CUDA kernels (tests/cuda/), which
 #                                CTest reports as skipped on a machine without a GPU; then the
 #                                Python module's pytest suite (build-python/venv)
