@@ -836,17 +836,13 @@ void for_each_coordinate(const Layout& layout, F&& f) {
 // the runtime layer once"). Results do not change; only where the code is compiled moves.
 
 // Each header that defines runtime entry points follows them with one line per entry point,
-// DMLREF_RUNTIME_INSTANCE(<its signature>), which is the declaration, the definition, both (the
-// instantiating unit may see DMLREF_EXTERN_RUNTIME too: a declaration may precede the definition)
-// or nothing.
-#if defined(DMLREF_EXTERN_RUNTIME) && defined(DMLREF_INSTANTIATE_RUNTIME)
-#define DMLREF_RUNTIME_INSTANCE(...) \
-  extern template __VA_ARGS__;       \
-  template __VA_ARGS__
+// DMLREF_RUNTIME_INSTANCE(<its signature>): the definition in the instantiating unit (which may
+// see DMLREF_EXTERN_RUNTIME too, as dmlref::runtime's does: the definition is all it needs), the
+// extern declaration in the calling units, nothing otherwise.
+#if defined(DMLREF_INSTANTIATE_RUNTIME)
+#define DMLREF_RUNTIME_INSTANCE(...) template __VA_ARGS__
 #elif defined(DMLREF_EXTERN_RUNTIME)
 #define DMLREF_RUNTIME_INSTANCE(...) extern template __VA_ARGS__
-#elif defined(DMLREF_INSTANTIATE_RUNTIME)
-#define DMLREF_RUNTIME_INSTANCE(...) template __VA_ARGS__
 #else
 #define DMLREF_RUNTIME_INSTANCE(...) static_assert(true)
 #endif
