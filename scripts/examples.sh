@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
-dmlref_need_packages cmake g++ make
+dmlref_need_packages cmake g++ make libcli11-dev libssl-dev
 # build/ is shared with scripts/test.sh (dmlref_configure_build): where the tests were built
 # first, the examples and the tool are already compiled. Tests and benchmarks keep their setting
 # (AUTO on a fresh build: skipped when doctest or Google Benchmark is missing); only the examples

@@ -14,11 +14,11 @@ cd "$(dirname "$0")/.."
 mode=${1:-plain}
 case "$mode" in
   plain)
-    dmlref_need_packages cmake g++ make doctest-dev libbenchmark-dev pkg-config
+    dmlref_need_packages cmake g++ make doctest-dev libbenchmark-dev pkg-config libcli11-dev libssl-dev
     dir=build
     ;;
   --sanitize)
-    dmlref_need_packages cmake clang make doctest-dev libbenchmark-dev libclang-rt-14-dev pkg-config
+    dmlref_need_packages cmake clang make doctest-dev libbenchmark-dev libclang-rt-14-dev pkg-config libcli11-dev libssl-dev
     dir=build-sanitize
     # Benchmarks are not sanitizer targets; the tests and dmlref-check (which the tool tests run)
     # are. The examples are not built here: CTest does not run them (scripts/examples.sh runs the

@@ -1,4 +1,4 @@
-// The Python module `dmlref`: numpy (or any DLPack) arrays in, numpy arrays out, over the runtime
+// The extension `dmlref._dmlref` (re-exported by the package `dmlref`): numpy (or any DLPack) arrays in, numpy arrays out, over the runtime
 // layer of the C++ headers, so every rule is checked by the same code with the same messages.
 //
 // What the binding adds, and nothing more:
@@ -881,7 +881,7 @@ nb::tuple coordinate(const dmlref::Coord& c, std::uint32_t rank) {
 
 }  // namespace
 
-NB_MODULE(dmlref, m) {
+NB_MODULE(_dmlref, m) {
   m.doc() =
       "Golden model of DirectML's data-movement operators (JOIN, SPLIT, SCATTER, GATHER_ND1,\n"
       "REVERSE_SUBSEQUENCES) over numpy arrays, computed and validated by the C++ library.\n"

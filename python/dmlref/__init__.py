@@ -1,0 +1,33 @@
+"""Golden model of DirectML's data-movement operators (JOIN, SPLIT, SCATTER, GATHER_ND1,
+REVERSE_SUBSEQUENCES) over numpy arrays, computed and validated by the C++ library.
+
+Inputs: numpy arrays of the eleven DirectML types (float64/32/16, int64/32/16/8, uint64/32/16/8)
+with any strides, or CPU objects exporting __dlpack__. A rule violation raises dmlref.Error (a
+ValueError) whose .code is the rule id, e.g. 'J5'.
+"""
+from ._dmlref import (  # noqa: F401  (the package's API is the extension's)
+    CompareResult,
+    Error,
+    ScatterCheckResult,
+    __version__,
+    check_scatter,
+    compare,
+    gather_nd1,
+    join,
+    reverse_subsequences,
+    scatter,
+    split,
+)
+
+__all__ = [
+    "CompareResult",
+    "Error",
+    "ScatterCheckResult",
+    "check_scatter",
+    "compare",
+    "gather_nd1",
+    "join",
+    "reverse_subsequences",
+    "scatter",
+    "split",
+]
