@@ -83,6 +83,12 @@ struct CompareResult {
   bool actual_untouched = false;           // actual equals the pre-dispatch contents, expected does not
   bool untouched_equals_expected = false;  // a skipped dispatch could not be noticed
   bool tolerance_ignored = false;          // a ULP tolerance was given for an integer type
+  // Over every mismatch whose two values are numbers (a NaN on either side is left out):
+  // the largest |actual - expected| (computed in double) and the largest ULP distance (float
+  // types: positions on the ordered integer line, as for ulp_tolerance; integer types: the exact
+  // difference). nullopt when no mismatch has two numbers (none at all, or only NaNs).
+  std::optional<double> max_abs_diff;
+  std::optional<std::uint64_t> max_ulp_diff;
   CompareOptions options;
 
   bool passed() const noexcept { return mismatch_count == 0; }
@@ -275,6 +281,31 @@ inline void check_same_shape(std::string_view what, const Layout& expected, cons
 
 namespace detail {
 
+// Folds one mismatch into result.max_abs_diff and result.max_ulp_diff.
+template <class T>
+void note_difference(const T& expected, const T& actual, CompareResult& result) {
+  double abs_diff = 0;
+  std::uint64_t ulps = 0;
+  if constexpr (is_float_element<T>) {
+    if (element_is_nan(expected) || element_is_nan(actual)) return;
+    const auto e = static_cast<double>(expected);
+    const auto a = static_cast<double>(actual);
+    abs_diff = a > e ? a - e : e - a;
+    ulps = ulp_distance(expected, actual);
+  } else {
+    // Two's complement: the difference of the values widened to 64 bits, taken in the right order,
+    // is exact as an unsigned number.
+    using Wide = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+    const auto e = static_cast<Wide>(expected);
+    const auto a = static_cast<Wide>(actual);
+    ulps = a > e ? static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(e)
+                 : static_cast<std::uint64_t>(e) - static_cast<std::uint64_t>(a);
+    abs_diff = static_cast<double>(ulps);
+  }
+  if (!result.max_abs_diff || abs_diff > *result.max_abs_diff) result.max_abs_diff = abs_diff;
+  if (!result.max_ulp_diff || ulps > *result.max_ulp_diff) result.max_ulp_diff = ulps;
+}
+
 template <class T>
 CompareResult compare_views(const TensorView<const T>& expected, const TensorView<const T>& actual,
                             const TensorView<const T>* untouched, const CompareOptions& options) {
@@ -313,6 +344,7 @@ CompareResult compare_views(const TensorView<const T>& expected, const TensorVie
     }
     if (elements_match(e, a, options)) return;
     ++result.mismatch_count;
+    note_difference(e, a, result);
     if (result.mismatches.size() >= options.max_report) return;
     Mismatch m;
     m.rank = expected.rank();

@@ -15,6 +15,10 @@
 #include <nanobind/stl/string.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
+#include <sstream>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <limits>
@@ -117,6 +121,326 @@ std::string py_str(nb::handle obj) {
                            .c_str());
 }
 
+// ---- messages in the caller's words -------------------------------------------------------------
+//
+// The C++ library speaks DirectML (`InputTensors[1].Sizes[1]`, `{5,4,8}`, `FLOAT16`). A Python
+// call's error names what the caller wrote instead: the argument (`arrays[1]`, `out`), numpy's
+// fields (`.shape[1]`, `.ndim`, `.dtype`), shapes as numpy prints them (`(5, 4, 8)`), numpy's
+// dtype names, and the function (`dmlref.join`). The rule id stays, with its page:
+//   dmlref.join: arrays[1].shape[1] is 4 but arrays[0].shape[1] is 3; every dimension except
+//   axis (0) must match [J5] docs/join.md#J5
+// The translation maps each description's fields back to the argument it was built from; the
+// C++ messages themselves are unchanged.
+
+// The error a Python call raises: dmlref.Error with `code` and the translated message.
+struct PythonError {
+  dmlref::ErrorCode code;
+  std::string message;
+};
+
+// "docs/join.md#J5": where a rule id is defined.
+std::string rule_link(dmlref::ErrorCode code) {
+  const std::string id(dmlref::error_code_name(code));
+  const char* page = "errors.md";
+  if (id.size() >= 2 && std::isdigit(static_cast<unsigned char>(id.back()))) {
+    if (id.rfind("SC", 0) == 0) page = "scatter.md";
+    else if (id[0] == 'T') page = "tensors.md";
+    else if (id[0] == 'J') page = "join.md";
+    else if (id[0] == 'S') page = "split.md";
+    else if (id[0] == 'G') page = "gather_nd1.md";
+    else if (id[0] == 'R') page = "reverse_subsequences.md";
+  }
+  return std::string("docs/") + page + "#" + id;
+}
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+// numpy's tuple for a list of numbers: "(5,)", "(2, 4)", "()".
+std::string numpy_tuple(const std::vector<std::string>& items) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i != 0) s += ", ";
+    s += items[i];
+  }
+  if (items.size() == 1) s += ',';
+  return s + ')';
+}
+
+class Speaker {
+ public:
+  explicit Speaker(std::string func) : func_(std::move(func)) {}
+
+  const std::string& func() const { return func_; }
+
+  // A description's tensor `dml` was built from the argument `py`, with `pad` leading 1s added.
+  void name(std::string dml, std::string py, std::size_t pad = 0) {
+    for (Name& n : names_) {
+      if (n.dml == dml) {
+        n.py = std::move(py);
+        n.pad = pad;
+        return;
+      }
+    }
+    names_.push_back({std::move(dml), std::move(py), pad});
+  }
+  void set_pad(const std::string& dml, std::size_t pad) {
+    for (Name& n : names_) {
+      if (n.dml == dml) n.pad = pad;
+    }
+  }
+  // A phrase replaced whole before anything else ("the OutputTensors' Sizes[0]" -> "sizes").
+  void phrase(std::string from, std::string to) { phrases_.emplace_back(std::move(from), std::move(to)); }
+  // The name OutputTensor takes for these rules (JOIN without out=: the inputs' first array).
+  void output_for(std::vector<dmlref::ErrorCode> codes, std::string py) {
+    output_codes_ = std::move(codes);
+    output_py_ = std::move(py);
+  }
+
+  // An error the binding words itself, in the caller's words already.
+  PythonError error(dmlref::ErrorCode code, const std::string& text) const {
+    const std::string id(dmlref::error_code_name(code));
+    return {code, func_ + ": " + text + " [" + id + "] " + rule_link(code)};
+  }
+
+  PythonError translate(const dmlref::Error& e) const {
+    std::string body = e.what();
+    const std::string id(dmlref::error_code_name(e.code()));
+    const std::string suffix = " [" + id + "]";
+    if (body.size() >= suffix.size() && body.compare(body.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      body.resize(body.size() - suffix.size());
+    }
+    // The C++ message's own subject ("JOIN", "compare", "Layout") gives way to the function.
+    const std::size_t colon = body.find(": ");
+    if (colon != std::string::npos && body.substr(0, colon).find(' ') == std::string::npos) {
+      body.erase(0, colon + 2);
+    }
+    std::vector<Name> names = names_;
+    if (std::find(output_codes_.begin(), output_codes_.end(), e.code()) != output_codes_.end()) {
+      for (Name& n : names) {
+        if (n.dml == "OutputTensor") n.py = output_py_;
+      }
+    }
+    for (const auto& [from, to] : phrases_) {
+      for (std::size_t at = body.find(from); at != std::string::npos; at = body.find(from, at + to.size())) {
+        body.replace(at, from.size(), to);
+      }
+    }
+    // Longest names first, so "InputTensors[1]" is not read as "InputTensor" + "s[1]".
+    std::sort(names.begin(), names.end(),
+              [](const Name& a, const Name& b) { return a.dml.size() > b.dml.size(); });
+    return {e.code(), func_ + ": " + rewrite(body, names) + " [" + id + "] " + rule_link(e.code())};
+  }
+
+ private:
+  struct Name {
+    std::string dml;
+    std::string py;
+    std::size_t pad = 0;
+  };
+
+  static bool starts_with_at(const std::string& s, std::size_t i, std::string_view word) {
+    return s.compare(i, word.size(), word) == 0;
+  }
+  // `word` at i, not followed by another word character.
+  static bool word_at(const std::string& s, std::size_t i, std::string_view word) {
+    return starts_with_at(s, i, word) &&
+           (i + word.size() >= s.size() || !is_word_char(s[i + word.size()]));
+  }
+  // Digits at i: the number and the position after them.
+  static std::optional<std::pair<std::uint64_t, std::size_t>> number_at(const std::string& s,
+                                                                        std::size_t i) {
+    std::uint64_t v = 0;
+    const auto r = std::from_chars(s.data() + i, s.data() + s.size(), v);
+    if (r.ec != std::errc() || r.ptr == s.data() + i) return std::nullopt;
+    return std::pair{v, static_cast<std::size_t>(r.ptr - s.data())};
+  }
+  // "{1,2,3}" or "[1,2,3]" at i (`open`): the items, and the position after the closing bracket.
+  static std::optional<std::pair<std::vector<std::string>, std::size_t>> list_at(
+      const std::string& s, std::size_t i, char open, char close) {
+    if (i >= s.size() || s[i] != open) return std::nullopt;
+    const std::size_t end = s.find(close, i);
+    if (end == std::string::npos) return std::nullopt;
+    std::vector<std::string> items;
+    std::string item;
+    for (std::size_t k = i + 1; k < end; ++k) {
+      const char c = s[k];
+      if (c == ',') {
+        items.push_back(item);
+        item.clear();
+      } else if (std::isdigit(static_cast<unsigned char>(c)) || c == '-') {
+        item += c;
+      } else {
+        return std::nullopt;
+      }
+    }
+    if (!item.empty()) items.push_back(item);
+    if (items.empty() && end != i + 1) return std::nullopt;
+    return std::pair{items, end + 1};
+  }
+  static std::vector<std::string> drop(std::vector<std::string> items, std::size_t pad) {
+    items.erase(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(std::min(pad, items.size())));
+    return items;
+  }
+
+  // One tensor's field after its name: ".Sizes[2]", ".Sizes {1,2}", ".DataType", a coordinate.
+  static std::size_t rewrite_field(const std::string& s, std::size_t i, const Name& n,
+                                   std::string& out) {
+    const bool phrase = n.py.find(' ') != std::string::npos;  // "the result"
+    const std::string dot = phrase ? "'s " : ".";
+    if (auto coord = list_at(s, i, '[', ']')) {  // an element: "IndicesTensor[0,1,2]"
+      out += n.py + "[";
+      const std::vector<std::string> items = drop(coord->first, n.pad);
+      for (std::size_t k = 0; k < items.size(); ++k) out += (k != 0 ? ", " : "") + items[k];
+      out += "]";
+      return coord->second;
+    }
+    out += n.py;
+    if (i >= s.size() || s[i] != '.') return i;
+    const std::size_t f = i + 1;
+    auto indexed = [&](std::string_view field, std::string_view py) -> std::optional<std::size_t> {
+      if (!starts_with_at(s, f, field) || f + field.size() >= s.size() || s[f + field.size()] != '[') {
+        return std::nullopt;
+      }
+      const auto d = number_at(s, f + field.size() + 1);
+      if (!d || d->second >= s.size() || s[d->second] != ']') return std::nullopt;
+      const std::uint64_t dim = d->first >= n.pad ? d->first - n.pad : d->first;
+      out += dot + std::string(py) + "[" + std::to_string(dim) + "]";
+      return d->second + 1;
+    };
+    if (auto e = indexed("Sizes", "shape")) return *e;
+    if (auto e = indexed("Strides", "strides")) return *e;
+    auto listed = [&](std::string_view field, std::string_view py) -> std::optional<std::size_t> {
+      if (!word_at(s, f, field)) return std::nullopt;
+      std::size_t k = f + field.size();
+      std::string joiner = " ";
+      if (starts_with_at(s, k, " is ")) {
+        joiner = " is ";
+      } else if (!starts_with_at(s, k, " ")) {
+        out += dot + std::string(py);
+        return k;
+      }
+      const auto list = list_at(s, k + joiner.size(), '{', '}');
+      if (!list) {
+        out += dot + std::string(py);
+        return k;
+      }
+      out += dot + std::string(py) + joiner + numpy_tuple(drop(list->first, n.pad));
+      return list->second;
+    };
+    if (auto e = listed("Sizes", "shape")) return *e;
+    if (auto e = listed("Strides", "strides (in elements)")) return *e;
+    if (word_at(s, f, "DataType")) {
+      out += dot + "dtype";
+      return f + 8;
+    }
+    if (word_at(s, f, "DimensionCount")) {
+      out += dot + "ndim";
+      std::size_t k = f + 14;
+      if (starts_with_at(s, k, " is ")) {
+        if (const auto v = number_at(s, k + 4)) {
+          out += " is " + std::to_string(v->first >= n.pad ? v->first - n.pad : v->first);
+          return v->second;
+        }
+      }
+      return k;
+    }
+    return i;  // another field keeps DirectML's name
+  }
+
+  static std::string rewrite(const std::string& s, const std::vector<Name>& names) {
+    // Words that are not a tensor's: the description's scalars and DirectML's type names.
+    static constexpr std::pair<std::string_view, std::string_view> kWords[] = {
+        {"InputDimensionCount", "x.ndim"},
+        {"IndicesDimensionCount", "indices.ndim"},
+        {"BatchDimensionCount", "batch_dims"},
+        {"InputCount", "len(arrays)"},
+        {"OutputCount", "len(sizes)"},
+        {"DimensionCount", "ndim"},
+        {"Axis", "axis"},
+        {"DataType", "dtype"},
+        {"Strides", "strides"},
+        {"Sizes", "shape"},
+    };
+    std::string out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+      const bool word_start = i == 0 || !is_word_char(s[i - 1]);
+      if (word_start) {
+        bool matched = false;
+        for (const Name& n : names) {
+          if (!starts_with_at(s, i, n.dml)) continue;
+          const std::size_t after = i + n.dml.size();
+          if (after < s.size() && is_word_char(s[after])) continue;
+          i = rewrite_field(s, after, n, out);
+          matched = true;
+          break;
+        }
+        if (matched) continue;
+        for (DataType t : dmlref::kAllDataTypes) {
+          if (word_at(s, i, dmlref::data_type_name(t))) {
+            out += numpy_name(t);
+            i += dmlref::data_type_name(t).size();
+            matched = true;
+            break;
+          }
+        }
+        if (matched) continue;
+        constexpr std::string_view kLevel = "DML_FEATURE_LEVEL_";
+        if (starts_with_at(s, i, kLevel)) {
+          std::size_t k = i + kLevel.size();
+          while (k < s.size() && (std::isdigit(static_cast<unsigned char>(s[k])) || s[k] == '_')) ++k;
+          out += "feature_level '" + s.substr(i + kLevel.size(), k - i - kLevel.size()) + "'";
+          i = k;
+          continue;
+        }
+        for (const auto& [word, py] : kWords) {
+          if (word_at(s, i, word) || (starts_with_at(s, i, word) && i + word.size() < s.size() &&
+                                      s[i + word.size()] == '[')) {
+            out += py;
+            i += word.size();
+            if (word == "Sizes" && starts_with_at(s, i, " ")) {
+              if (const auto list = list_at(s, i + 1, '{', '}')) {
+                out += " " + numpy_tuple(list->first);
+                i = list->second;
+              }
+            }
+            matched = true;
+            break;
+          }
+        }
+        if (matched) continue;
+      }
+      if (s[i] == '{') {
+        if (const auto list = list_at(s, i, '{', '}')) {
+          out += numpy_tuple(list->first);
+          i = list->second;
+          continue;
+        }
+      }
+      out += s[i++];
+    }
+    return out;
+  }
+
+  std::string func_;
+  std::vector<Name> names_;
+  std::vector<std::pair<std::string, std::string>> phrases_;
+  std::vector<dmlref::ErrorCode> output_codes_;
+  std::string output_py_;
+};
+
+// Runs f; a dmlref::Error it throws leaves in the caller's words.
+template <class F>
+auto speaking(const Speaker& speaker, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const dmlref::Error& e) {
+    throw speaker.translate(e);
+  }
+}
+
 // ---- operands ----------------------------------------------------------------------------------
 
 // One array argument as the binding sees it: numpy's shape and signed element strides (any rank;
@@ -129,6 +453,7 @@ struct Operand {
   std::vector<std::int64_t> shape;
   std::vector<std::int64_t> strides;  // in elements
   const void* data = nullptr;
+  std::shared_ptr<std::uint64_t[]> converted;  // owns `data` after convert_integers
 
   std::size_t ndim() const { return shape.size(); }
   // Leading dimensions of size 1, so ranks agree (GATHER_ND1's right-aligned tensors).
@@ -168,32 +493,90 @@ DataType checked_type(std::string_view func, std::string_view arg, nb::handle ob
   return *type;
 }
 
-// An array that nanobind could not take: not in CPU memory, or not an array at all.
+// The text of the Python exception being handled, as "KeyError: 'k'"; clears it.
+std::string describe_python_error(const nb::python_error& e) {
+  std::string text = py_str(nb::handle(e.type()).attr("__name__"));
+  const std::string value = py_str(e.value());
+  if (!value.empty()) text += ": " + value;
+  return text;
+}
+
+[[noreturn]] void type_error(std::string_view func, std::string_view arg, const std::string& what) {
+  throw nb::type_error((std::string(func) + ": " + std::string(arg) + " " + what).c_str());
+}
+
+// An array that nanobind could not take: not in CPU memory, a DLPack exporter that misbehaves,
+// or not an array at all. Always a TypeError naming the argument and what was wrong.
 [[noreturn]] void not_an_array(std::string_view func, std::string_view arg, nb::handle obj) {
+  const std::string type_name = py_str(nb::handle(obj.type()).attr("__name__"));
+  const std::string subject = "(a " + type_name + ")";
   if (nb::hasattr(obj, "__dlpack_device__")) {
-    const nb::object device = obj.attr("__dlpack_device__")();
-    const auto type = nb::cast<int>(device[0]);
-    if (type != 1) {  // kDLCPU
-      throw nb::type_error((std::string(func) + ": " + std::string(arg) +
-                            " is on DLPack device type " + std::to_string(type) +
-                            "; dmlref reads CPU memory only (copy it to the CPU first)")
-                               .c_str());
+    nb::object device;
+    try {
+      device = obj.attr("__dlpack_device__")();
+    } catch (const nb::python_error& e) {
+      type_error(func, arg, subject + " has __dlpack__, but its __dlpack_device__() raised " +
+                                describe_python_error(e));
+    }
+    std::optional<int> device_type;
+    if (nb::isinstance<nb::tuple>(device) && nb::len(device) == 2) {
+      int value = 0;
+      if (nb::try_cast(device[0], value, false)) device_type = value;
+    }
+    if (!device_type) {
+      type_error(func, arg, subject + " has __dlpack__, but its __dlpack_device__() returned " +
+                                py_str(nb::repr(device)) +
+                                "; it must return a tuple (device_type, device_id) of integers");
+    }
+    if (*device_type != 1) {  // kDLCPU
+      type_error(func, arg, subject + " is on DLPack device type " + std::to_string(*device_type) +
+                                "; dmlref reads CPU memory only (copy it to the CPU first)");
     }
   }
-  throw nb::type_error((std::string(func) + ": " + std::string(arg) + " is a " +
-                        py_str(nb::handle(obj.type()).attr("__name__")) +
-                        ", not an array dmlref can read (a numpy array, or a CPU object with "
-                        "__dlpack__)")
-                           .c_str());
+  if (nb::hasattr(obj, "__dlpack__")) {
+    std::string reason = "did not give a tensor dmlref can read (a strided CPU tensor)";
+    try {
+      obj.attr("__dlpack__")();
+    } catch (const nb::python_error& e) {
+      reason = "raised " + describe_python_error(e);
+    }
+    type_error(func, arg, subject + " has __dlpack__, but __dlpack__() " + reason);
+  }
+  type_error(func, arg,
+             "is a " + type_name +
+                 ", not an array dmlref can read (a numpy array, or a CPU object with __dlpack__)");
 }
 
 bool is_numpy_array(nb::handle obj) {
   return nb::isinstance(obj, nb::module_::import_("numpy").attr("ndarray"));
 }
 
+// A numpy array whose dtype is not one of the eleven in native byte order: a TypeError naming the
+// dtype as numpy prints it ("dmlref.join: out has dtype >f4, ...").
+void check_numpy_dtype(std::string_view func, std::string_view arg, nb::handle array) {
+  const std::string dtype = py_str(array.attr("dtype"));
+  const bool known =
+      nb::cast<bool>(array.attr("dtype").attr("isnative")) &&
+      std::any_of(std::begin(dmlref::kAllDataTypes), std::end(dmlref::kAllDataTypes),
+                  [&](DataType t) { return numpy_name(t) == dtype; });
+  if (!known) unsupported_dtype(func, arg, dtype);
+}
+
+// More dimensions than a description holds: T2, named before any description is built.
+void check_rank(const Operand& op) {
+  if (op.ndim() > dmlref::kMaxRank) {
+    fail(ErrorCode::T2, "", ": ", op.name, ".DimensionCount is ", op.ndim(),
+         "; it must be between 1 and ", dmlref::kMaxRank);
+  }
+}
+
 // An array argument: numpy arrays and DLPack exporters as they are (no copy), anything else
-// (lists, scalars) through numpy.asarray.
-Operand import_input(std::string_view func, std::string arg, std::string name, nb::handle obj) {
+// (lists, scalars) through numpy.asarray. `arg` is the caller's name for it, `name` the
+// description's; the speaker learns the pair.
+Operand import_input(Speaker& speaker, std::string arg, std::string name, nb::handle obj,
+                     bool learn = true) {
+  const std::string& func = speaker.func();
+  if (learn) speaker.name(name, arg);
   Operand op;
   op.name = std::move(name);
   op.source = nb::borrow(obj);
@@ -207,17 +590,16 @@ Operand import_input(std::string_view func, std::string arg, std::string name, n
     // A supported numpy dtype that still fails (strides that are not whole elements) takes
     // numpy's packed copy; another dtype is a type error naming it.
     if (!is_numpy_array(candidate)) not_an_array(func, arg, candidate);
-    const std::string dtype = py_str(candidate.attr("dtype"));
-    const bool known =
-        nb::cast<bool>(candidate.attr("dtype").attr("isnative")) &&
-        std::any_of(std::begin(dmlref::kAllDataTypes), std::end(dmlref::kAllDataTypes),
-                    [&](DataType t) { return numpy_name(t) == dtype; });
+    check_numpy_dtype(func, arg, candidate);
     nb::object packed = nb::module_::import_("numpy").attr("ascontiguousarray");
-    if (!known || !nb::try_cast(packed(candidate), a, false)) unsupported_dtype(func, arg, dtype);
+    if (!nb::try_cast(packed(candidate), a, false)) {
+      unsupported_dtype(func, arg, py_str(candidate.attr("dtype")));
+    }
   }
   const DataType type = checked_type(func, arg, candidate, a);
   fill_operand(op, a, type);
   op.array = std::move(a);
+  check_rank(op);
   return op;
 }
 
@@ -227,19 +609,116 @@ struct OutOperand {
   OutArray array;
 };
 
-OutOperand import_out(std::string_view func, std::string name, nb::handle obj) {
+OutOperand import_out(Speaker& speaker, nb::handle obj) {
+  const std::string& func = speaker.func();
+  speaker.name("OutputTensor", "out");
   OutOperand out;
-  out.operand.name = std::move(name);
+  out.operand.name = "OutputTensor";
   out.operand.source = nb::borrow(obj);
+  if (is_numpy_array(obj)) {
+    check_numpy_dtype(func, "out", obj);
+    if (!nb::cast<bool>(obj.attr("flags").attr("writeable"))) {
+      throw nb::value_error((func + ": out is read-only").c_str());
+    }
+  }
   if (!nb::try_cast(obj, out.array, false)) {
     InArray readable;
     if (!nb::try_cast(obj, readable, false)) not_an_array(func, "out", obj);
     checked_type(func, "out", obj, readable);
-    throw nb::value_error((std::string(func) + ": out is read-only").c_str());
+    throw nb::value_error((func + ": out is read-only").c_str());
   }
   const DataType type = checked_type(func, "out", obj, out.array);
   fill_operand(out.operand, out.array, type);
+  check_rank(out.operand);
   return out;
+}
+
+// ---- integer arguments of numpy's types ------------------------------------------------------
+
+// Index and lengths arrays of any integer dtype, as numpy users hold them (int64 by default): the
+// values are converted to a type the operator takes when every one of them fits, so the DirectML
+// type rule (SC3, G3, R4) applies to what is handed on. Broadcast (zero-stride) dimensions stay
+// broadcast: the work is the data held, not the logical size.
+enum class IntegerRole { Indices, Lengths };
+
+void convert_integers(Speaker& speaker, Operand& op, const std::string& arg, IntegerRole role) {
+  const DataType from = op.type;
+  const bool is_integer = from != DataType::Float16 && from != DataType::Float32 &&
+                          from != DataType::Float64;
+  if (!is_integer || op.ndim() == 0 || op.ndim() > dmlref::kMaxRank) return;
+  if (role == IntegerRole::Indices &&
+      (from == DataType::Int32 || from == DataType::Int64 || from == DataType::UInt32 ||
+       from == DataType::UInt64)) {
+    return;
+  }
+  if (role == IntegerRole::Lengths && (from == DataType::UInt32 || from == DataType::UInt64)) return;
+  // The held elements: dimensions of size 1 or stride 0 are read once.
+  std::vector<std::uint32_t> held_sizes(op.ndim(), 1);
+  for (std::size_t d = 0; d < op.ndim(); ++d) {
+    if (op.strides[d] != 0 && op.shape[d] > 1) {
+      if (op.shape[d] > static_cast<std::int64_t>(dmlref::kMaxElementCount)) return;  // T4 reports it
+      held_sizes[d] = static_cast<std::uint32_t>(op.shape[d]);
+    }
+  }
+  const Layout source = Layout::strided(held_sizes, op.strides);
+  const auto count = source.checked_element_count();
+  if (!count || *count > dmlref::kMaxElementCount) return;  // T4 reports it
+  // Lengths: every value must be at least 0; uint32 when all fit, else uint64.
+  std::int64_t max_value = 0;
+  std::optional<std::pair<dmlref::Coord, std::int64_t>> negative;
+  dmlref::visit(from, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      const dmlref::TensorView<const T> view(static_cast<const T*>(op.data), source);
+      dmlref::for_each_coordinate(source, [&](const dmlref::Coord& c) {
+        const T v = view[c];
+        if constexpr (std::is_signed_v<T>) {
+          if (v < 0 && !negative) negative = std::pair{c, static_cast<std::int64_t>(v)};
+        }
+        if (static_cast<std::int64_t>(v) > max_value) max_value = static_cast<std::int64_t>(v);
+      });
+    }
+  });
+  DataType to = DataType::Int32;
+  if (role == IntegerRole::Lengths) {
+    if (negative) {
+      std::string index;
+      for (std::size_t d = 0; d < op.ndim(); ++d) {
+        index += (d != 0 ? ", " : "") + std::to_string(negative->first[d]);
+      }
+      throw speaker.error(ErrorCode::R4, arg + "[" + index + "] is " +
+                                             std::to_string(negative->second) +
+                                             "; a sequence length must be at least 0 (lengths are "
+                                             "handed on as uint32 or uint64)");
+    }
+    to = max_value <= static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max())
+             ? DataType::UInt32
+             : DataType::UInt64;
+  }
+  const std::size_t width = dmlref::element_size(to);
+  std::shared_ptr<std::uint64_t[]> storage(new std::uint64_t[(*count * width + 7) / 8]);
+  const Layout packed = Layout::packed(held_sizes);
+  dmlref::visit(from, [&](auto from_tag) {
+    using T = typename decltype(from_tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      const dmlref::TensorView<const T> view(static_cast<const T*>(op.data), source);
+      auto write = [&](auto* out) {
+        using U = std::remove_pointer_t<decltype(out)>;
+        dmlref::for_each_coordinate(source, [&](const dmlref::Coord& c) {
+          out[packed.offset(c)] = static_cast<U>(view[c]);
+        });
+      };
+      if (to == DataType::Int32) write(reinterpret_cast<std::int32_t*>(storage.get()));
+      if (to == DataType::UInt32) write(reinterpret_cast<std::uint32_t*>(storage.get()));
+      if (to == DataType::UInt64) write(reinterpret_cast<std::uint64_t*>(storage.get()));
+    }
+  });
+  for (std::size_t d = 0; d < op.ndim(); ++d) {
+    op.strides[d] = held_sizes[d] > 1 ? packed.strides[d] : 0;
+  }
+  op.type = to;
+  op.data = storage.get();
+  op.converted = std::move(storage);
 }
 
 // ---- descriptions over operands ----------------------------------------------------------------
@@ -271,32 +750,66 @@ class Described {
   Described(const Described&) = delete;
   Described& operator=(const Described&) = delete;
 
-  // Describes `a`. Strides DirectML cannot express (negative, or past 32 bits) are replaced: an
-  // input is copied into a packed buffer whose zero (broadcast) strides stay zero; an output gets
-  // a packed temporary (`substituted()`), copied to the caller by copy_back() after success.
-  void describe(std::string_view op, const Operand& a, bool is_output) {
+  // Describes `a`. DirectML's strides are unsigned, so a negative stride cannot be described:
+  // such a tensor is described by its stand-in, the same elements with every reversed dimension
+  // flipped (strides |s|, starting at its lowest address). The stand-in covers the very bytes of
+  // the tensor, so every rule (T2-T13, the operator's own) judges it as it would the tensor; the
+  // run then reads and writes the caller's memory through the signed layout (`is_signed()`,
+  // the typed layer's views), copying nothing: a reversed broadcast or sliding-window view costs
+  // what it holds. Strides past 32 bits are replaced: an input by a packed copy whose zero
+  // (broadcast) strides stay zero, an output by a packed temporary (`substituted()`), copied to
+  // the caller by copy_back() after success.
+  // `stand_in`: false where the runtime layer itself reads the data (check_scatter), so a reversed
+  // tensor is copied instead.
+  void describe(std::string_view op, const Operand& a, bool is_output, bool stand_in = true) {
     sizes_ = sizes_of(op, a);
     type_ = a.type;
     data_ = const_cast<void*>(a.data);
     strides_.assign(a.ndim(), 0);
     const std::optional<Layout> layout = signed_layout(a, sizes_);
+    constexpr auto kMaxStride = static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max());
     bool expressible = true;
+    bool reversed = false;
+    bool too_far = false;
     for (std::size_t d = 0; d < a.ndim(); ++d) {
       if (sizes_[d] <= 1) continue;  // the stride of a size-1 dimension is never used
       const std::int64_t s = a.strides[d];
-      if (s < 0 || s > static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max())) {
+      if (s < -kMaxStride || s > kMaxStride) {
         expressible = false;
+        too_far = true;
+      } else if (s < 0) {
+        expressible = false;
+        reversed = true;
+        strides_[d] = static_cast<std::uint32_t>(-s);
       } else {
         strides_[d] = static_cast<std::uint32_t>(s);
       }
     }
     // A layout the description's own checks reject (T2-T4) is described as it is: no copy.
     const auto count = layout ? layout->checked_element_count() : std::nullopt;
+    const auto range = layout ? layout->offset_range() : std::nullopt;
     if (!expressible && count && *count <= dmlref::kMaxElementCount && *count > 0) {
-      substitute(*layout, a, is_output);
+      if (stand_in && reversed && !too_far && range) {
+        signed_ = true;
+        signed_layout_ = *layout;
+        signed_data_ = data_;
+        data_ = static_cast<char*>(data_) + range->min * static_cast<std::int64_t>(
+                                                             dmlref::element_size(type_));
+      } else {
+        substitute(*layout, a, is_output);
+      }
     }
     finish_desc(layout.has_value());
   }
+
+  // Where the run reads or writes: the caller's signed layout for a stand-in, else the description's.
+  bool is_signed() const { return signed_; }
+  Layout run_layout() const {
+    if (signed_) return signed_layout_;
+    std::vector<std::int64_t> strides(strides_.begin(), strides_.end());
+    return Layout::strided(sizes_, strides);
+  }
+  void* run_data() const { return signed_ ? signed_data_ : data_; }
 
   // Describes a new packed array of these sizes; its memory comes later (bind).
   void describe_new(std::vector<std::uint32_t> sizes, DataType type) {
@@ -332,7 +845,15 @@ class Described {
     }
     const std::size_t bytes = static_cast<std::size_t>(stride) * dmlref::element_size(type_);
     storage_.reset(new std::uint64_t[(bytes + 7) / 8]);  // uninitialised: copied or written whole
-    if (!is_output) copy(a.data, original_, storage_.get(), packed_);
+    if (!is_output) {
+      // Broadcast dimensions are read once: the copy costs the data held, not the logical size.
+      Layout from = original_;
+      Layout to = packed_;
+      for (std::size_t d = 0; d < a.ndim(); ++d) {
+        if (a.strides[d] == 0) from.sizes[d] = to.sizes[d] = 1;
+      }
+      copy(a.data, from, storage_.get(), to);
+    }
     data_ = storage_.get();
   }
 
@@ -371,6 +892,9 @@ class Described {
   Layout original_;  // the caller's layout, when substituted
   Layout packed_;    // the copy's layout, when substituted
   std::unique_ptr<std::uint64_t[]> storage_;
+  bool signed_ = false;
+  Layout signed_layout_;  // the caller's layout, for a stand-in
+  void* signed_data_ = nullptr;
 };
 
 // T12 and T13 on the caller's own arrays, for calls where a copy stood in for one of them (the
@@ -478,13 +1002,27 @@ class SingleOutputCall {
   const BufferTensorDesc* input_desc(std::size_t i) const { return &described_[i].desc(); }
   dmlref::ConstBuffer input_buffer(std::size_t i) const { return described_[i].cbuffer(); }
   dmlref::Buffer output_buffer() const { return output_.buffer(); }
+  const Described& input(std::size_t i) const { return described_[i]; }
+  const Described& output() const { return output_; }
+  // A typed view of what the run reads or writes (W: the unsigned integer of the width).
+  template <class W>
+  dmlref::TensorView<const W> input_view(std::size_t i) const {
+    return {static_cast<const W*>(described_[i].run_data()), described_[i].run_layout()};
+  }
+  template <class W>
+  dmlref::TensorView<W> output_view() const {
+    return {static_cast<W*>(output_.run_data()), output_.run_layout()};
+  }
 
   // `sizes`: the output's DirectML sizes (used without `out=`); the new array's numpy shape is
   // them without the first `padding` ones. `validate` checks the descriptions, `run` computes.
   // `output_slot`: the operator description's OutputTensor, pointed at the output's description.
-  template <class Validate, class Run>
+  // `run_signed` replaces `run_op` when a tensor is described by its stand-in: it validates with
+  // the buffers, then runs the same plan over run_layout()/run_data().
+  template <class Validate, class Run, class RunSigned>
   nb::object run(std::vector<std::uint32_t> sizes, std::size_t padding, DataType type,
-                 const BufferTensorDesc*& output_slot, Validate&& validate, Run&& run_op) {
+                 const BufferTensorDesc*& output_slot, Validate&& validate, Run&& run_op,
+                 RunSigned&& run_signed) {
     std::vector<std::int64_t> shape = shape_of(sizes, std::min(padding, sizes.size()));
     {
       nb::gil_scoped_release unlocked;
@@ -514,7 +1052,14 @@ class SingleOutputCall {
     }
     {
       nb::gil_scoped_release unlocked;
-      run_op();
+      const bool any_signed =
+          output_.is_signed() || std::any_of(described_.begin(), described_.end(),
+                                             [](const Described& d) { return d.is_signed(); });
+      if (any_signed) {
+        run_signed();
+      } else {
+        run_op();
+      }
       if (out_ && output_.substituted()) output_.copy_back(out_->operand);
     }
     return result;
@@ -533,9 +1078,12 @@ class SingleOutputCall {
   Described output_;
 };
 
-std::optional<OutOperand> import_optional_out(std::string_view func, const nb::object& out) {
-  if (out.is_none()) return std::nullopt;
-  return import_out(func, "OutputTensor", out);
+std::optional<OutOperand> import_optional_out(Speaker& speaker, const nb::object& out) {
+  if (out.is_none()) {
+    speaker.name("OutputTensor", "the result");
+    return std::nullopt;
+  }
+  return import_out(speaker, out);
 }
 
 std::vector<dmlref::ConstBuffer> input_buffers(const SingleOutputCall& call, std::size_t count) {
@@ -547,16 +1095,22 @@ std::vector<dmlref::ConstBuffer> input_buffers(const SingleOutputCall& call, std
 // ---- operators
 // ------------------------------------------------------------------------------------
 
-nb::object join(const nb::object& arrays, std::int64_t axis,
+nb::object join_impl(Speaker& speaker, const nb::object& arrays, std::int64_t axis,
                 const std::optional<std::string>& feature_level, const nb::object& out) {
   constexpr std::string_view op = "JOIN";
-  constexpr std::string_view func = "dmlref.join";
   dmlref::JoinOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
+  // "InputTensors[1].Sizes[2]" reads "arrays[1].shape[2]"; without out=, the output's rank,
+  // dtype and every size but the axis are arrays[0]'s, so its rules (J2, J3, J5) name that.
+  speaker.name("InputTensors", "arrays");
   std::vector<Operand> inputs;
   for (nb::handle item : nb::iter(arrays)) {
     const std::string i = std::to_string(inputs.size());
-    inputs.push_back(import_input(func, "arrays[" + i + "]", "InputTensors[" + i + "]", item));
+    inputs.push_back(
+        import_input(speaker, "arrays[" + i + "]", "InputTensors[" + i + "]", item, false));
+  }
+  if (out.is_none()) {
+    speaker.output_for({ErrorCode::J2, ErrorCode::J3, ErrorCode::J5}, "arrays[0]");
   }
   // The output numpy.concatenate gives: the first input's shape, the axis summed. A mismatch
   // between inputs is the runtime layer's to report (J2, J5).
@@ -576,7 +1130,7 @@ nb::object join(const nb::object& arrays, std::int64_t axis,
           static_cast<std::uint32_t>(std::min<std::uint64_t>(sum, dmlref::kMaxElementCount));
     }
   }
-  SingleOutputCall call(op, inputs, import_optional_out(func, out));
+  SingleOutputCall call(op, inputs, import_optional_out(speaker, out));
   std::vector<BufferTensorDesc> descs;
   for (std::size_t i = 0; i < inputs.size(); ++i) descs.push_back(*call.input_desc(i));
   const std::vector<dmlref::ConstBuffer> buffers = input_buffers(call, inputs.size());
@@ -584,24 +1138,36 @@ nb::object join(const nb::object& arrays, std::int64_t axis,
                                 dml_axis};
   return call.run(
       std::move(sizes), 0, type, desc.OutputTensor, [&] { dmlref::validate_join(desc, options); },
-      [&] { dmlref::join(desc, buffers, call.output_buffer(), options); });
+      [&] { dmlref::join(desc, buffers, call.output_buffer(), options); },
+      [&] {
+        dmlref::validate_join(desc, buffers, call.output_buffer(), options);
+        dmlref::visit_width(type, [&]<class W>(std::type_identity<W>) {
+          std::vector<dmlref::TensorView<const W>> views;
+          for (std::size_t i = 0; i < inputs.size(); ++i) views.push_back(call.input_view<W>(i));
+          dmlref::detail::join_fast<W>(views, call.output_view<W>(), dml_axis);
+        });
+      });
 }
 
-nb::list split(const nb::object& x, const nb::object& sizes, std::int64_t axis,
+nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& sizes, std::int64_t axis,
                const std::optional<std::string>& feature_level) {
   constexpr std::string_view op = "SPLIT";
-  constexpr std::string_view func = "dmlref.split";
   dmlref::SplitOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
-  Operand input = import_input(func, "x", "InputTensor", x);
+  Operand input = import_input(speaker, "x", "InputTensor", x);
   const std::uint32_t dml_axis =
       normalize_axis(op, ErrorCode::S4, "InputTensor", axis, input.ndim());
+  // The pieces are the caller's `sizes`: "the OutputTensors' Sizes[1] add up to" reads
+  // "sizes add up to"; one piece is "result[2]".
+  speaker.name("OutputTensors", "result");
+  speaker.phrase("the OutputTensors' Sizes[" + std::to_string(dml_axis) + "] add up to",
+                 "sizes add up to");
   const std::vector<std::uint32_t> input_sizes = sizes_of(op, input);
   std::vector<std::vector<std::uint32_t>> output_sizes;
   // An integer (numpy's included, which arrays are not: they have a length) is a count.
   if (PyIndex_Check(sizes.ptr()) && !nb::hasattr(sizes, "__len__")) {
     // A count of equal pieces, as numpy.split takes it.
-    const std::int64_t count = integer_argument(func, "sizes", sizes);
+    const std::int64_t count = integer_argument(speaker.func(), "sizes", sizes);
     if (count < 1 || count > std::numeric_limits<std::uint32_t>::max()) {
       fail(ErrorCode::S1, op, ": sizes is the output count ", count,
            "; OutputCount must be between 1 and 4294967295");
@@ -611,7 +1177,7 @@ nb::list split(const nb::object& x, const nb::object& sizes, std::int64_t axis,
   } else {
     for (nb::handle item : nb::iter(sizes)) {
       const std::size_t i = output_sizes.size();
-      const std::int64_t piece = integer_argument(func, "sizes[" + std::to_string(i) + "]", item);
+      const std::int64_t piece = integer_argument(speaker.func(), "sizes[" + std::to_string(i) + "]", item);
       if (piece < 1) {
         fail(ErrorCode::T3, op, ": sizes[", i, "] is ", piece, ", which would make OutputTensors[",
              i, "].Sizes[", dml_axis,
@@ -657,7 +1223,22 @@ nb::list split(const nb::object& x, const nb::object& sizes, std::int64_t axis,
   }
   {
     nb::gil_scoped_release unlocked;
-    dmlref::split(desc, input_described.cbuffer(), buffers, options);
+    if (input_described.is_signed()) {
+      // A reversed input: validated through its stand-in, read through its own layout.
+      dmlref::validate_split(desc, input_described.cbuffer(), buffers, options);
+      dmlref::visit_width(input.type, [&]<class W>(std::type_identity<W>) {
+        std::vector<dmlref::TensorView<W>> views;
+        for (const Described& o : outputs) {
+          views.emplace_back(static_cast<W*>(o.run_data()), o.run_layout());
+        }
+        dmlref::detail::split_fast<W>(
+            dmlref::TensorView<const W>(static_cast<const W*>(input_described.run_data()),
+                                        input_described.run_layout()),
+            views, dml_axis);
+      });
+    } else {
+      dmlref::split(desc, input_described.cbuffer(), buffers, options);
+    }
   }
   return result;
 }
@@ -668,22 +1249,22 @@ dmlref::DuplicatePolicy duplicate_policy(std::string_view op, const std::string&
   fail(ErrorCode::InvalidOption, op, ": duplicates is '", text, "'; it must be 'last' or 'reject'");
 }
 
-nb::object scatter(const nb::object& data, const nb::object& indices, const nb::object& updates,
+nb::object scatter_impl(Speaker& speaker, const nb::object& data, const nb::object& indices, const nb::object& updates,
                    std::int64_t axis, const std::string& duplicates, bool clamp_indices,
                    const std::optional<std::string>& feature_level, const nb::object& out) {
   constexpr std::string_view op = "SCATTER";
-  constexpr std::string_view func = "dmlref.scatter";
   dmlref::ScatterOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
   options.index_policy = index_policy(clamp_indices);
   options.duplicates = duplicate_policy(op, duplicates);
   std::vector<Operand> inputs;
-  inputs.push_back(import_input(func, "data", "InputTensor", data));
-  inputs.push_back(import_input(func, "indices", "IndicesTensor", indices));
-  inputs.push_back(import_input(func, "updates", "UpdatesTensor", updates));
+  inputs.push_back(import_input(speaker, "data", "InputTensor", data));
+  inputs.push_back(import_input(speaker, "indices", "IndicesTensor", indices));
+  convert_integers(speaker, inputs.back(), "indices", IntegerRole::Indices);
+  inputs.push_back(import_input(speaker, "updates", "UpdatesTensor", updates));
   const std::uint32_t dml_axis =
       normalize_axis(op, ErrorCode::SC4, "InputTensor", axis, inputs[0].ndim());
-  SingleOutputCall call(op, inputs, import_optional_out(func, out));
+  SingleOutputCall call(op, inputs, import_optional_out(speaker, out));
   dmlref::ScatterOperatorDesc desc{call.input_desc(0), call.input_desc(1), call.input_desc(2),
                                    nullptr, dml_axis};
   return call.run(
@@ -692,21 +1273,35 @@ nb::object scatter(const nb::object& data, const nb::object& indices, const nb::
       [&] {
         dmlref::scatter(desc, call.input_buffer(0), call.input_buffer(1), call.input_buffer(2),
                         call.output_buffer(), options);
+      },
+      [&] {
+        dmlref::validate_scatter(desc, call.input_buffer(0), call.input_buffer(1),
+                                 call.input_buffer(2), call.output_buffer(), options);
+        const dmlref::detail::ElementTargetsFn targets_of =
+            dmlref::visit_index(inputs[1].type, ErrorCode::SC3, [](auto index_type) {
+              return &dmlref::detail::scatter_targets<typename decltype(index_type)::type>;
+            });
+        dmlref::visit_width(inputs[0].type, [&]<class W>(std::type_identity<W>) {
+          dmlref::detail::scatter_by_width<W>(
+              call.input_view<W>(0), call.input(1).run_layout(), call.input(1).run_data(),
+              call.input_view<W>(2), call.output_view<W>(), dml_axis, targets_of,
+              &dmlref::detail::plan_scatter);
+        });
       });
 }
 
-nb::object gather_nd1(const nb::object& x, const nb::object& indices, std::int64_t batch_dims,
+nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::object& indices, std::int64_t batch_dims,
                       bool clamp_indices, const std::optional<std::string>& feature_level,
                       const nb::object& out) {
   constexpr std::string_view op = "GATHER_ND1";
-  constexpr std::string_view func = "dmlref.gather_nd1";
   dmlref::GatherNd1Options options;
   options.feature_level = parse_feature_level(op, feature_level);
   options.index_policy = index_policy(clamp_indices);
   std::vector<Operand> inputs;
-  inputs.push_back(import_input(func, "x", "InputTensor", x));
-  inputs.push_back(import_input(func, "indices", "IndicesTensor", indices));
-  std::optional<OutOperand> out_operand = import_optional_out(func, out);
+  inputs.push_back(import_input(speaker, "x", "InputTensor", x));
+  inputs.push_back(import_input(speaker, "indices", "IndicesTensor", indices));
+  convert_integers(speaker, inputs.back(), "indices", IntegerRole::Indices);
+  std::optional<OutOperand> out_operand = import_optional_out(speaker, out);
   const auto r = static_cast<std::int64_t>(inputs[0].ndim());
   const auto q = static_cast<std::int64_t>(inputs[1].ndim());
   if (batch_dims < 0 || batch_dims >= std::max(r, q)) {
@@ -724,9 +1319,15 @@ nb::object gather_nd1(const nb::object& x, const nb::object& indices, std::int64
   if (out_operand) {
     rank =
         std::max(rank, std::min(static_cast<std::int64_t>(out_operand->operand.ndim()), max_rank));
+    const std::size_t given = out_operand->operand.ndim();
     out_operand->operand.pad_to(static_cast<std::size_t>(rank));
+    speaker.set_pad("OutputTensor", out_operand->operand.ndim() - given);
   }
-  for (Operand& in : inputs) in.pad_to(static_cast<std::size_t>(rank));
+  for (Operand& in : inputs) {
+    const std::size_t given = in.ndim();
+    in.pad_to(static_cast<std::size_t>(rank));
+    speaker.set_pad(in.name, in.ndim() - given);
+  }
   std::vector<std::uint32_t> sizes;
   try {
     sizes = dmlref::infer_gather_nd1_output_sizes(
@@ -751,26 +1352,44 @@ nb::object gather_nd1(const nb::object& x, const nb::object& indices, std::int64
       [&] {
         dmlref::gather_nd1(desc, call.input_buffer(0), call.input_buffer(1), call.output_buffer(),
                            options);
+      },
+      [&] {
+        dmlref::validate_gather_nd1(desc, call.input_buffer(0), call.input_buffer(1),
+                                    call.output_buffer(), options);
+        const dmlref::detail::GatherNd1Plan plan = dmlref::detail::plan_gather_nd1(
+            call.input(0).run_layout(), call.input(1).run_layout(), call.output().run_layout(),
+            dmlref::element_size(inputs[0].type), desc.InputDimensionCount,
+            desc.IndicesDimensionCount, desc.BatchDimensionCount, options.index_policy,
+            call.input(1).run_data());
+        const dmlref::detail::RowOffsetsFn offsets_of = dmlref::visit_index(
+            inputs[1].type, ErrorCode::G3,
+            []<class I>(std::type_identity<I>) -> dmlref::detail::RowOffsetsFn {
+              return &dmlref::detail::index_tuple_offsets<I>;
+            });
+        dmlref::visit_width(inputs[0].type, [&]<class W>(std::type_identity<W>) {
+          dmlref::detail::gather_rows(plan.rows, call.input_view<W>(0).data(),
+                                      call.output_view<W>().data(), offsets_of, &plan.tuples);
+        });
       });
 }
 
-nb::object reverse_subsequences(const nb::object& x, const nb::object& lengths, std::int64_t axis,
+nb::object reverse_subsequences_impl(Speaker& speaker, const nb::object& x, const nb::object& lengths, std::int64_t axis,
                                 const std::optional<std::string>& feature_level,
                                 const nb::object& out) {
   constexpr std::string_view op = "REVERSE_SUBSEQUENCES";
-  constexpr std::string_view func = "dmlref.reverse_subsequences";
   dmlref::ReverseSubsequencesOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
   std::vector<Operand> inputs;
-  inputs.push_back(import_input(func, "x", "InputTensor", x));
-  inputs.push_back(import_input(func, "lengths", "SequenceLengthsTensor", lengths));
+  inputs.push_back(import_input(speaker, "x", "InputTensor", x));
+  inputs.push_back(import_input(speaker, "lengths", "SequenceLengthsTensor", lengths));
+  convert_integers(speaker, inputs.back(), "lengths", IntegerRole::Lengths);
   const std::uint32_t dml_axis =
       normalize_axis(op, ErrorCode::R5, "InputTensor", axis, inputs[0].ndim());
   // Lengths given without the axis dimension get it back, as size 1 (R3).
   if (inputs[1].ndim() + 1 == inputs[0].ndim() && dml_axis < inputs[0].ndim()) {
     inputs[1].insert_unit_dim(dml_axis);
   }
-  SingleOutputCall call(op, inputs, import_optional_out(func, out));
+  SingleOutputCall call(op, inputs, import_optional_out(speaker, out));
   dmlref::ReverseSubsequencesOperatorDesc desc{call.input_desc(0), call.input_desc(1), nullptr,
                                                dml_axis};
   return call.run(
@@ -779,6 +1398,22 @@ nb::object reverse_subsequences(const nb::object& x, const nb::object& lengths, 
       [&] {
         dmlref::reverse_subsequences(desc, call.input_buffer(0), call.input_buffer(1),
                                      call.output_buffer(), options);
+      },
+      [&] {
+        dmlref::validate_reverse_subsequences(desc, call.input_buffer(0), call.input_buffer(1),
+                                              call.output_buffer(), options);
+        const dmlref::detail::RunLengthsFn lengths_of =
+            inputs[1].type == DataType::UInt64
+                ? &dmlref::detail::reverse_subsequences_lengths<std::uint64_t>
+                : &dmlref::detail::reverse_subsequences_lengths<std::uint32_t>;
+        const dmlref::detail::ReversedRuns plan = dmlref::detail::plan_reverse_subsequences(
+            call.input(0).run_layout(), call.input(1).run_layout(), call.output().run_layout(),
+            dml_axis);
+        dmlref::visit_width(inputs[0].type, [&]<class W>(std::type_identity<W>) {
+          dmlref::detail::reverse_runs(plan, call.input_view<W>(0).data(),
+                                       call.input(1).run_data(), call.output_view<W>().data(),
+                                       lengths_of);
+        });
       });
 }
 
@@ -793,16 +1428,144 @@ Layout view_layout(std::string_view op, const Operand& a) {
   return Layout::strided(sizes_of(op, a), a.strides);
 }
 
-dmlref::CompareResult compare(const nb::object& expected, const nb::object& actual,
-                              std::int64_t ulp, bool nan_equal, std::int64_t max_report,
-                              const std::string& name) {
+// numpy's shape of an operand as it was given: "(2, 3)".
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::vector<std::string> items;
+  for (std::int64_t v : shape) items.push_back(std::to_string(v));
+  return numpy_tuple(items);
+}
+
+// `a` viewed with `target`'s shape when the two agree up to leading 1s (the CLI's rule too);
+// nullopt otherwise. The leading dimensions `a` lacks get stride 0.
+std::optional<Operand> conformed(const Operand& a, const std::vector<std::int64_t>& target) {
+  auto first_not_one = [](const std::vector<std::int64_t>& shape) {
+    std::size_t k = 0;
+    while (k < shape.size() && shape[k] == 1) ++k;
+    return k;
+  };
+  const std::size_t ak = first_not_one(a.shape);
+  const std::size_t tk = first_not_one(target);
+  if (!std::equal(a.shape.begin() + static_cast<std::ptrdiff_t>(ak), a.shape.end(),
+                  target.begin() + static_cast<std::ptrdiff_t>(tk), target.end())) {
+    return std::nullopt;
+  }
+  Operand c = a;
+  c.shape = target;
+  c.strides.assign(target.size(), 0);
+  const std::size_t kept = a.shape.size() - ak;
+  for (std::size_t j = 0; j < kept; ++j) {
+    c.strides[target.size() - kept + j] = a.strides[ak + j];
+  }
+  return c;
+}
+
+// What dmlref.compare returns: the C++ result plus numpy's view of it.
+struct PyCompareResult {
+  dmlref::CompareResult result;
+  std::vector<std::int64_t> shape;  // expected's numpy shape
+  std::size_t pad = 0;              // leading dimensions added to compare a 0-d array
+  bool equal_nan = true;
+};
+
+bool is_float_type(DataType t) {
+  return t == DataType::Float16 || t == DataType::Float32 || t == DataType::Float64;
+}
+
+std::string shortest_double(double v) {
+  if (v != v) return "nan";
+  if (v == std::numeric_limits<double>::infinity()) return "inf";
+  std::array<char, 64> buf{};
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  std::string text(buf.data(), r.ptr);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string index_text(const dmlref::Mismatch& m, std::size_t pad) {
+  std::string s = "[";
+  for (std::uint32_t d = static_cast<std::uint32_t>(pad); d < m.rank; ++d) {
+    if (d != pad) s += ", ";
+    s += std::to_string(m.coordinate[d]);
+  }
+  return s + "]";
+}
+
+// The report, which dmlref.testing.assert_equal raises as its AssertionError:
+//   Arrays are not equal (float32, shape (2, 3), bit-exact, NaN == NaN)
+//   Mismatched elements: 1 / 6 (16.7%)
+//   Largest absolute difference: 1.0
+//   Largest ULP difference: 524288
+//   Mismatch at index: actual, expected
+//    [1, 2]: 7 (0x40e00000), 6 (0x40c00000)
+std::string compare_report(const PyCompareResult& p) {
+  const dmlref::CompareResult& r = p.result;
+  const bool is_float = is_float_type(r.data_type);
+  std::string mode = numpy_name(r.data_type) + ", shape " + shape_text(p.shape) + ", ";
+  if (is_float && r.options.ulp_tolerance) {
+    mode += "within " + std::to_string(*r.options.ulp_tolerance) + " ULP, -0 == +0";
+  } else {
+    mode += "bit-exact";
+  }
+  if (is_float) mode += p.equal_nan ? ", NaN == NaN" : ", NaNs equal only with the same bits";
+  if (r.tolerance_ignored) mode += "; ulp applies to float dtypes only";
+  std::ostringstream os;
+  const std::string subject = r.name == "output" ? std::string("Arrays") : r.name + ": arrays";
+  if (r.passed()) {
+    os << subject << " are equal: all " << r.element_count << " elements match (" << mode << ")\n";
+  } else {
+    os << subject << " are not equal (" << mode << ")\n";
+    std::array<char, 32> pct{};
+    std::snprintf(pct.data(), pct.size(), "%.3g",
+                  100.0 * static_cast<double>(r.mismatch_count) /
+                      static_cast<double>(std::max<std::uint64_t>(r.element_count, 1)));
+    os << "Mismatched elements: " << r.mismatch_count << " / " << r.element_count << " ("
+       << pct.data() << "%)\n";
+    if (r.max_abs_diff) {
+      os << "Largest absolute difference: "
+         << (is_float ? shortest_double(*r.max_abs_diff) : std::to_string(*r.max_ulp_diff)) << "\n";
+      os << "Largest ULP difference: " << *r.max_ulp_diff << "\n";
+    } else {
+      os << "Largest absolute difference: nan (every mismatch involves a NaN)\n";
+    }
+    os << "Mismatch at index: actual, expected\n";
+    for (const dmlref::Mismatch& m : r.mismatches) {
+      os << " " << index_text(m, p.pad) << ": " << m.actual << ", " << m.expected;
+      if (m.ulp_distance) os << " (" << *m.ulp_distance << " ULP apart)";
+      os << "\n";
+    }
+    if (r.mismatch_count > r.mismatches.size()) {
+      os << " ... and " << r.mismatch_count - r.mismatches.size()
+         << " more not shown (max_report=" << r.options.max_report << ")\n";
+    }
+  }
+  os << r.notes();
+  std::string text = os.str();
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+// A numpy scalar of `type` with these bits (exactly: NaN payloads and -0 kept).
+nb::object numpy_value(DataType type, std::uint64_t bits) {
+  nb::module_ np = nb::module_::import_("numpy");
+  const std::size_t size = dmlref::element_size(type);
+  nb::object raw = np.attr("array")(nb::make_tuple(bits), "u" + std::to_string(size));
+  return raw.attr("view")(numpy_name(type))[0];
+}
+
+PyCompareResult compare_impl(Speaker& speaker, const nb::object& actual,
+                             const nb::object& expected, std::int64_t ulp, bool equal_nan,
+                             const nb::object& untouched, std::int64_t max_report,
+                             const std::string& name) {
   constexpr std::string_view op = "compare";
-  constexpr std::string_view func = "dmlref.compare";
-  const Operand e = import_input(func, "expected", name + " (expected)", expected);
-  const Operand a = import_input(func, "actual", name + " (actual)", actual);
-  if (e.type != a.type) {
-    throw nb::type_error((std::string(func) + ": expected has dtype " + numpy_name(e.type) +
-                          " but actual has dtype " + numpy_name(a.type) + "; they must be the same")
+  Operand e = import_input(speaker, "expected", name + " (expected)", expected);
+  Operand a = import_input(speaker, "actual", name + " (actual)", actual);
+  std::optional<Operand> u;
+  if (!untouched.is_none()) u = import_input(speaker, "untouched", name + " (untouched)", untouched);
+  for (const Operand* other : {&a, u ? &*u : nullptr}) {
+    if (other == nullptr || other->type == e.type) continue;
+    throw nb::type_error((speaker.func() + ": " + (other == &a ? "actual" : "untouched") +
+                          " has dtype " + numpy_name(other->type) + " but expected has dtype " +
+                          numpy_name(e.type) + "; they must be the same")
                              .c_str());
   }
   if (ulp < 0) {
@@ -812,29 +1575,57 @@ dmlref::CompareResult compare(const nb::object& expected, const nb::object& actu
   if (max_report < 0) {
     fail(ErrorCode::InvalidOption, op, ": max_report is ", max_report, "; it must be 0 or more");
   }
+  PyCompareResult out;
+  out.shape = e.shape;
+  out.equal_nan = equal_nan;
+  // A 0-d array is compared as one element of shape (1,).
+  if (e.ndim() == 0) {
+    out.pad = 1;
+    e.pad_to(1);
+  }
+  auto conform = [&](Operand& other, const char* what) {
+    std::optional<Operand> c = conformed(other, e.shape);
+    if (!c) {
+      std::vector<std::int64_t> given = other.shape;
+      throw speaker.error(ErrorCode::ShapeMismatch,
+                          std::string(what) + " has shape " + shape_text(given) +
+                              " but expected has shape " + shape_text(out.shape) +
+                              "; they must be equal (leading 1s aside)");
+    }
+    other = std::move(*c);
+  };
+  conform(a, "actual");
+  if (u) conform(*u, "untouched");
   dmlref::CompareOptions options;
-  options.nan_equal = nan_equal;
+  options.nan_equal = equal_nan;
   if (ulp > 0) options.ulp_tolerance = static_cast<std::uint64_t>(ulp);
   options.max_report = static_cast<std::size_t>(max_report);
   options.name = name;
   const Layout el = view_layout(op, e);
   const Layout al = view_layout(op, a);
+  const std::optional<Layout> ul = u ? std::optional<Layout>(view_layout(op, *u)) : std::nullopt;
   nb::gil_scoped_release unlocked;
-  return dmlref::visit(e.type, [&](auto tag) {
+  out.result = dmlref::visit(e.type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return dmlref::compare(dmlref::TensorView<const T>(static_cast<const T*>(e.data), el),
-                           dmlref::TensorView<const T>(static_cast<const T*>(a.data), al), options);
+    const dmlref::TensorView<const T> ev(static_cast<const T*>(e.data), el);
+    const dmlref::TensorView<const T> av(static_cast<const T*>(a.data), al);
+    if (u) {
+      return dmlref::compare(ev, av,
+                             dmlref::TensorView<const T>(static_cast<const T*>(u->data), *ul),
+                             options);
+    }
+    return dmlref::compare(ev, av, options);
   });
+  return out;
 }
 
 using ScatterCheck = dmlref::ScatterCheckResult<dmlref::ScatterElementBits>;
 
-ScatterCheck check_scatter(const nb::object& data, const nb::object& indices,
+ScatterCheck check_scatter_impl(Speaker& speaker, const nb::object& data, const nb::object& indices,
                            const nb::object& updates, const nb::object& actual, std::int64_t axis,
                            bool clamp_indices, const std::optional<std::string>& feature_level,
                            std::int64_t max_report) {
   constexpr std::string_view op = "SCATTER";
-  constexpr std::string_view func = "dmlref.check_scatter";
   dmlref::ScatterOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
   options.index_policy = index_policy(clamp_indices);
@@ -842,21 +1633,90 @@ ScatterCheck check_scatter(const nb::object& data, const nb::object& indices,
     fail(ErrorCode::InvalidOption, op, ": max_report is ", max_report, "; it must be 0 or more");
   }
   std::vector<Operand> operands;
-  operands.push_back(import_input(func, "data", "InputTensor", data));
-  operands.push_back(import_input(func, "indices", "IndicesTensor", indices));
-  operands.push_back(import_input(func, "updates", "UpdatesTensor", updates));
-  operands.push_back(import_input(func, "actual", "OutputTensor", actual));
+  operands.push_back(import_input(speaker, "data", "InputTensor", data));
+  operands.push_back(import_input(speaker, "indices", "IndicesTensor", indices));
+  convert_integers(speaker, operands.back(), "indices", IntegerRole::Indices);
+  operands.push_back(import_input(speaker, "updates", "UpdatesTensor", updates));
+  operands.push_back(import_input(speaker, "actual", "OutputTensor", actual));
+  // An actual result with extra (or fewer) leading 1s is read with data's shape, as compare does.
+  if (std::optional<Operand> c = conformed(operands[3], operands[0].shape)) operands[3] = std::move(*c);
   const std::uint32_t dml_axis =
       normalize_axis(op, ErrorCode::SC4, "InputTensor", axis, operands[0].ndim());
   nb::gil_scoped_release unlocked;
   // The actual result is only read: described like an input, it is still checked as the output.
   std::vector<Described> described(operands.size());
-  for (std::size_t i = 0; i < operands.size(); ++i) described[i].describe(op, operands[i], false);
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    described[i].describe(op, operands[i], false, false);
+  }
   const dmlref::ScatterOperatorDesc desc{&described[0].desc(), &described[1].desc(),
                                          &described[2].desc(), &described[3].desc(), dml_axis};
   return dmlref::check_scatter_result(desc, described[0].cbuffer(), described[1].cbuffer(),
                                       described[2].cbuffer(), described[3].cbuffer(), options,
                                       static_cast<std::size_t>(max_report));
+}
+
+// ---- the module's functions: each call speaks the caller's words ------------------------------
+
+nb::object join(const nb::object& arrays, std::int64_t axis,
+                const std::optional<std::string>& feature_level, const nb::object& out) {
+  Speaker speaker("dmlref.join");
+  return speaking(speaker, [&] { return join_impl(speaker, arrays, axis, feature_level, out); });
+}
+
+nb::list split(const nb::object& x, const nb::object& sizes, std::int64_t axis,
+               const std::optional<std::string>& feature_level) {
+  Speaker speaker("dmlref.split");
+  return speaking(speaker, [&] { return split_impl(speaker, x, sizes, axis, feature_level); });
+}
+
+nb::object scatter(const nb::object& data, const nb::object& indices, const nb::object& updates,
+                   std::int64_t axis, const std::string& duplicates, bool clamp_indices,
+                   const std::optional<std::string>& feature_level, const nb::object& out) {
+  Speaker speaker("dmlref.scatter");
+  return speaking(speaker, [&] {
+    return scatter_impl(speaker, data, indices, updates, axis, duplicates, clamp_indices,
+                        feature_level, out);
+  });
+}
+
+nb::object gather_nd1(const nb::object& x, const nb::object& indices, std::int64_t batch_dims,
+                      bool clamp_indices, const std::optional<std::string>& feature_level,
+                      const nb::object& out) {
+  Speaker speaker("dmlref.gather_nd1");
+  return speaking(speaker, [&] {
+    return gather_nd1_impl(speaker, x, indices, batch_dims, clamp_indices, feature_level, out);
+  });
+}
+
+nb::object reverse_subsequences(const nb::object& x, const nb::object& lengths, std::int64_t axis,
+                                const std::optional<std::string>& feature_level,
+                                const nb::object& out) {
+  Speaker speaker("dmlref.reverse_subsequences");
+  return speaking(speaker, [&] {
+    return reverse_subsequences_impl(speaker, x, lengths, axis, feature_level, out);
+  });
+}
+
+PyCompareResult compare(const nb::object& actual, const nb::object& expected, std::int64_t ulp,
+                        std::optional<bool> equal_nan, const nb::object& untouched,
+                        std::int64_t max_report, const std::string& name,
+                        std::optional<bool> nan_equal) {
+  Speaker speaker("dmlref.compare");
+  const bool nans_equal = equal_nan.value_or(nan_equal.value_or(true));
+  return speaking(speaker, [&] {
+    return compare_impl(speaker, actual, expected, ulp, nans_equal, untouched, max_report, name);
+  });
+}
+
+ScatterCheck check_scatter(const nb::object& data, const nb::object& indices,
+                           const nb::object& updates, const nb::object& actual, std::int64_t axis,
+                           bool clamp_indices, const std::optional<std::string>& feature_level,
+                           std::int64_t max_report) {
+  Speaker speaker("dmlref.check_scatter");
+  return speaking(speaker, [&] {
+    return check_scatter_impl(speaker, data, indices, updates, actual, axis, clamp_indices,
+                              feature_level, max_report);
+  });
 }
 
 // ---- errors -------------------------------------------------------------------------------------
@@ -866,6 +1726,10 @@ PyObject* g_error_type = nullptr;  // dmlref.Error
 void translate_error(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
+  } catch (const PythonError& e) {
+    nb::object error = nb::borrow(g_error_type)(e.message);
+    error.attr("code") = std::string(dmlref::error_code_name(e.code));
+    PyErr_SetObject(g_error_type, error.ptr());
   } catch (const dmlref::Error& e) {
     nb::object error = nb::borrow(g_error_type)(e.what());
     error.attr("code") = std::string(dmlref::error_code_name(e.code()));
@@ -898,33 +1762,96 @@ NB_MODULE(_dmlref, m) {
   m.attr("Error") = nb::borrow(g_error_type);
   nb::register_exception_translator(translate_error);
 
-  nb::class_<dmlref::CompareResult>(
+  nb::class_<PyCompareResult>(
       m, "CompareResult",
-      "What dmlref.compare found: truthy when every element matches; str() lists the count, then\n"
-      "each reported mismatch's coordinate with the expected and actual values.")
-      .def("__bool__", &dmlref::CompareResult::passed)
-      .def("__str__", &dmlref::CompareResult::to_string)
+      "What dmlref.compare found: truthy when every element matches. str() is the report that\n"
+      "dmlref.testing.assert_equal raises: mismatches out of the total, the largest absolute and\n"
+      "ULP difference, and the first mismatches as numpy indices with both values (bits shown).")
+      .def("__bool__", [](const PyCompareResult& r) { return r.result.passed(); })
+      .def("__str__", &compare_report)
       .def("__repr__",
-           [](const dmlref::CompareResult& r) {
-             return "<dmlref.CompareResult " + std::to_string(r.mismatch_count) + " of " +
-                    std::to_string(r.element_count) + " elements differ>";
+           [](const PyCompareResult& r) {
+             return "<dmlref.CompareResult " + std::to_string(r.result.mismatch_count) + " of " +
+                    std::to_string(r.result.element_count) + " elements differ>";
            })
-      .def_prop_ro("passed", &dmlref::CompareResult::passed, "True when no element differs.")
-      .def_ro("element_count", &dmlref::CompareResult::element_count, "Elements compared.")
-      .def_ro("mismatch_count", &dmlref::CompareResult::mismatch_count,
-              "Elements that differ (all of them, not only the reported ones).")
+      .def_prop_ro("passed", [](const PyCompareResult& r) { return r.result.passed(); },
+                   "True when no element differs.")
+      .def_prop_ro("element_count", [](const PyCompareResult& r) { return r.result.element_count; },
+                   "Elements compared.")
+      .def_prop_ro("mismatch_count",
+                   [](const PyCompareResult& r) { return r.result.mismatch_count; },
+                   "Elements that differ (all of them, not only the reported ones).")
+      .def_prop_ro(
+          "indices",
+          [](const PyCompareResult& r) {
+            const std::size_t ndim = r.shape.size();
+            nb::list rows;
+            for (const dmlref::Mismatch& mm : r.result.mismatches) {
+              nb::list row;
+              for (std::uint32_t d = static_cast<std::uint32_t>(r.pad); d < mm.rank; ++d) {
+                row.append(mm.coordinate[d]);
+              }
+              rows.append(row);
+            }
+            nb::module_ np = nb::module_::import_("numpy");
+            return np.attr("array")(rows, "int64")
+                .attr("reshape")(nb::make_tuple(nb::len(rows), ndim));
+          },
+          "The first mismatches' numpy indices, one row each, in row-major order: an int64 array\n"
+          "of shape (k, ndim), k = min(mismatch_count, max_report); `truncated` says whether\n"
+          "mismatches were left out (pass a larger max_report for more).")
+      .def_prop_ro("truncated",
+                   [](const PyCompareResult& r) {
+                     return r.result.mismatch_count > r.result.mismatches.size();
+                   },
+                   "True when more elements differ than `indices` holds.")
       .def_prop_ro(
           "mismatches",
-          [](const dmlref::CompareResult& r) {
+          [](const PyCompareResult& r) {
             nb::list out;
-            for (const dmlref::Mismatch& mm : r.mismatches) {
-              out.append(
-                  nb::make_tuple(coordinate(mm.coordinate, mm.rank), mm.expected, mm.actual));
+            for (const dmlref::Mismatch& mm : r.result.mismatches) {
+              nb::list index;
+              for (std::uint32_t d = static_cast<std::uint32_t>(r.pad); d < mm.rank; ++d) {
+                index.append(mm.coordinate[d]);
+              }
+              out.append(nb::make_tuple(nb::tuple(index),
+                                        numpy_value(r.result.data_type, mm.actual_bits),
+                                        numpy_value(r.result.data_type, mm.expected_bits)));
             }
             return out;
           },
-          "The first max_report mismatches in row-major order, as (coordinate, expected, actual)\n"
-          "with the values formatted as in str().");
+          "The first mismatches as (index, actual, expected): a tuple index and numpy scalars\n"
+          "with the elements' exact bits.")
+      .def_prop_ro(
+          "max_abs_diff",
+          [](const PyCompareResult& r) -> nb::object {
+            const bool is_float = is_float_type(r.result.data_type);
+            if (r.result.passed()) return is_float ? nb::cast(0.0) : nb::cast(0);
+            if (!r.result.max_abs_diff) return nb::cast(std::numeric_limits<double>::quiet_NaN());
+            if (!is_float) return nb::cast(*r.result.max_ulp_diff);
+            return nb::cast(*r.result.max_abs_diff);
+          },
+          "The largest |actual - expected| over the mismatches (an int for integer dtypes, exact;\n"
+          "a float for float dtypes). 0 when all match; nan when every mismatch involves a NaN.")
+      .def_prop_ro(
+          "max_ulp_diff",
+          [](const PyCompareResult& r) -> nb::object {
+            if (r.result.passed()) return nb::cast(0);
+            if (!r.result.max_ulp_diff) return nb::none();
+            return nb::cast(*r.result.max_ulp_diff);
+          },
+          "The largest ULP distance over the mismatches (float dtypes: steps between the two\n"
+          "values, -0 and +0 being the same point; integer dtypes: the difference). 0 when all\n"
+          "match; None when every mismatch involves a NaN.")
+      .def_prop_ro("actual_all_zero",
+                   [](const PyCompareResult& r) { return r.result.actual_all_zero; },
+                   "actual is all zero bits but expected is not (a result never read back?).")
+      .def_prop_ro("actual_untouched",
+                   [](const PyCompareResult& r) { return r.result.actual_untouched; },
+                   "actual equals `untouched` but expected does not (a skipped dispatch?).")
+      .def_prop_ro("untouched_equals_expected",
+                   [](const PyCompareResult& r) { return r.result.untouched_equals_expected; },
+                   "expected equals `untouched`: a skipped dispatch would go unnoticed.");
 
   nb::class_<ScatterCheck>(
       m, "ScatterCheckResult",
@@ -988,12 +1915,17 @@ NB_MODULE(_dmlref, m) {
         "reversed, L its length (uint32 or uint64; longer than the axis means all of it). lengths\n"
         "has x's shape with the axis set to 1, or with the axis removed. out: a preallocated\n"
         "array of x's shape (any strides), written only on success, and returned.");
-  m.def("compare", &compare, "expected"_a, "actual"_a, "ulp"_a = 0, "nan_equal"_a = false,
-        "max_report"_a = 10, "name"_a = "output",
-        "Compares two arrays of one shape and dtype element by element (strides may differ).\n"
-        "ulp=0: bit-exact (-0 differs from +0; NaNs match only with the same bits); ulp=N > 0:\n"
-        "float elements match within N ULP (-0 == +0). nan_equal: every NaN equals every NaN.\n"
-        "The result is truthy when all match; str() lists the mismatches' coordinates and values.");
+  m.def("compare", &compare, "actual"_a, "expected"_a, nb::kw_only(), "ulp"_a = 0,
+        "equal_nan"_a = nb::none(), "untouched"_a = nb::none(), "max_report"_a = 10,
+        "name"_a = "output", "nan_equal"_a = nb::none(),
+        "compare(actual, expected, *, ulp=0, equal_nan=True, untouched=None, max_report=10)\n\n"
+        "Compares two arrays of one dtype element by element (strides may differ; shapes must be\n"
+        "equal, leading 1s aside). ulp=0: bit-exact (-0 differs from +0); ulp=N > 0: float\n"
+        "elements match within N ULP (-0 == +0). equal_nan: every NaN equals every NaN (False:\n"
+        "NaNs match only with the same bits). untouched: the output buffer's contents before the\n"
+        "run, so a skipped dispatch is named. Returns a CompareResult: truthy when all match,\n"
+        "with .mismatch_count, .indices, .max_abs_diff, .max_ulp_diff; str() is the report\n"
+        "dmlref.testing.assert_equal raises. nan_equal is the old name of equal_nan.");
   m.def("check_scatter", &check_scatter, "data"_a, "indices"_a, "updates"_a, "actual"_a,
         "axis"_a = 0, "clamp_indices"_a = false, "feature_level"_a = nb::none(),
         "max_report"_a = 10,

@@ -133,8 +133,8 @@ def test_join_errors_carry_rule_and_message():
         dmlref.join([a, b], axis=0)
     assert isinstance(e.value, ValueError)
     assert e.value.code == "J5"
-    assert str(e.value) == ("JOIN: InputTensors[1].Sizes[1] is 4 but OutputTensor.Sizes[1] is 3; "
-                            "every dimension except Axis (0) must match [J5]")
+    assert str(e.value) == ("dmlref.join: arrays[1].shape[1] is 4 but arrays[0].shape[1] is 3; "
+                            "every dimension except axis (0) must match [J5] docs/join.md#J5")
     with pytest.raises(dmlref.Error) as e:
         dmlref.join([a, a.astype(np.float64)])
     assert e.value.code == "J3"
@@ -162,7 +162,7 @@ def test_feature_level():
     with pytest.raises(dmlref.Error) as e:
         dmlref.join([a, a], feature_level="3_0")
     assert e.value.code == "FeatureLevel"
-    assert "needs DML_FEATURE_LEVEL_4_1; the target is DML_FEATURE_LEVEL_3_0" in str(e.value)
+    assert "float64 needs feature_level '4_1'; the target is feature_level '3_0'" in str(e.value)
     with pytest.raises(dmlref.Error) as e:
         dmlref.join([a, a], feature_level="9_9")
     assert e.value.code == "InvalidOption"
@@ -330,6 +330,8 @@ def test_check_scatter_accepts_any_colliding_update():
     r = dmlref.check_scatter(data, indices, updates, reversed_actual)
     assert not r and r.mismatch_count == 2
     assert "OutputTensor[1]" in str(r) and "OutputTensor[3]" in str(r)
+    # An actual with a leading 1 is read with data's shape, as compare reads it.
+    assert dmlref.check_scatter(data, indices, updates, np.array([[0, 10, 30, 0]], np.int32))
 
 
 # ---- gather_nd1 -------------------------------------------------------------------------------
@@ -399,7 +401,7 @@ def test_gather_nd1_clamping_and_errors():
         dmlref.gather_nd1(x, np.array([[0, 0]]))
     assert e.value.code == "G6"
     with pytest.raises(dmlref.Error) as e:
-        dmlref.gather_nd1(x, np.array([[0]], np.int16))
+        dmlref.gather_nd1(x, np.array([[0.0]]))
     assert e.value.code == "G3"
     out = np.zeros((2,), np.int32)
     assert dmlref.gather_nd1(x, np.array([[4], [1]]), out=out[::-1]) is not None
@@ -447,7 +449,7 @@ def test_reverse_subsequences_errors():
             dmlref.reverse_subsequences(x, np.zeros((2, 3), np.uint32), axis=axis)
         assert e.value.code == "R5"
     with pytest.raises(dmlref.Error) as e:
-        dmlref.reverse_subsequences(x, np.zeros(2, np.int64), axis=1)
+        dmlref.reverse_subsequences(x, np.zeros(2, np.float32), axis=1)
     assert e.value.code == "R4"
     with pytest.raises(dmlref.Error) as e:
         dmlref.reverse_subsequences(x, np.zeros((2, 2), np.uint32), axis=1)
@@ -497,10 +499,10 @@ def test_compare():
     assert r and r.mismatch_count == 0
     actual = expected.copy()
     actual[1, 2] = 7.0
-    r = dmlref.compare(expected, actual)
+    r = dmlref.compare(actual, expected)
     assert not r and r.mismatch_count == 1
-    assert "at [1,2]: expected 6 (0x40c00000), actual 7 (0x40e00000)" in str(r)
-    assert r.mismatches == [((1, 2), "6 (0x40c00000)", "7 (0x40e00000)")]
+    assert " [1, 2]: 7 (0x40e00000), 6 (0x40c00000)" in str(r)
+    assert r.mismatches == [((1, 2), np.float32(7), np.float32(6))]
     zero = expected.copy()
     zero[0, 2] = 0.0
     assert not dmlref.compare(expected, zero)          # bit-exact: -0 != +0
@@ -510,8 +512,10 @@ def test_compare():
     assert not dmlref.compare(expected, near) and dmlref.compare(expected, near, ulp=1)
     other_nan = expected.copy()
     other_nan[1, 0] = np.float32(-np.nan)
-    assert not dmlref.compare(expected, other_nan)
-    assert dmlref.compare(expected, other_nan, nan_equal=True)
+    assert not dmlref.compare(other_nan, expected, equal_nan=False)
+    assert dmlref.compare(other_nan, expected, equal_nan=True)
+    assert dmlref.compare(other_nan, expected)                 # numpy's default: NaN == NaN
+    assert not dmlref.compare(other_nan, expected, nan_equal=False)  # the old keyword
     with pytest.raises(dmlref.Error) as e:
         dmlref.compare(expected, expected[:, :2])
     assert e.value.code == "ShapeMismatch"
