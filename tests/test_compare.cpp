@@ -93,6 +93,30 @@ TEST_CASE_TEMPLATE("compare: one element off is reported at its coordinate", T, 
         std::string::npos);
 }
 
+TEST_CASE("compare: the largest absolute and ULP differences cover every mismatch") {
+  CompareOptions few;
+  few.max_report = 1;  // the largest difference is past the reported mismatch
+  const auto f = compare_vectors<float>({1.0f, 2.0f, 3.0f, -0.0f}, {1.5f, 2.0f, -3.0f, 0.0f}, few);
+  CHECK(f.mismatch_count == 3);
+  REQUIRE(f.max_abs_diff.has_value());
+  CHECK(*f.max_abs_diff == 6.0);
+  // 3 and -3: each 0x40400000 steps from zero on the ordered line.
+  CHECK(f.max_ulp_diff == std::optional<std::uint64_t>(2 * 0x40400000ull));
+  const auto i = compare_vectors<std::int64_t>({std::numeric_limits<std::int64_t>::min(), 5},
+                                               {std::numeric_limits<std::int64_t>::max(), 5});
+  CHECK(i.max_ulp_diff == std::optional<std::uint64_t>(~0ull));  // exact: 2^64 - 1
+  const auto u = compare_vectors<std::uint8_t>({3, 250}, {0, 5});
+  CHECK(u.max_ulp_diff == std::optional<std::uint64_t>(245));
+  CHECK(u.max_abs_diff == std::optional<double>(245.0));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const auto n = compare_vectors<float>({nan, 1.0f}, {1.0f, 1.0f});
+  CHECK(n.mismatch_count == 1);
+  CHECK_FALSE(n.max_abs_diff.has_value());  // a NaN against a number has no difference
+  CHECK_FALSE(n.max_ulp_diff.has_value());
+  const auto same = compare_vectors<float>({1.0f}, {1.0f});
+  CHECK_FALSE(same.max_abs_diff.has_value());
+}
+
 TEST_CASE("compare: strides may differ; coordinates are logical") {
   // expected packed {2,3}; actual the same values stored transposed (column-major).
   const std::vector<std::int32_t> expected = {1, 2, 3, 4, 5, 6};
