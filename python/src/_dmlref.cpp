@@ -168,6 +168,13 @@ std::string numpy_tuple(const std::vector<std::string>& items) {
   return s + ')';
 }
 
+// numpy's shape of an operand as it was given: "(2, 3)".
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::vector<std::string> items;
+  for (std::int64_t v : shape) items.push_back(std::to_string(v));
+  return numpy_tuple(items);
+}
+
 class Speaker {
  public:
   explicit Speaker(std::string func) : func_(std::move(func)) {}
@@ -220,6 +227,15 @@ class Speaker {
     if (std::find(output_codes_.begin(), output_codes_.end(), e.code()) != output_codes_.end()) {
       for (Name& n : names) {
         if (n.dml == "OutputTensor") n.py = output_py_;
+      }
+    }
+    static const std::pair<std::string, std::string> kOptions[] = {
+        {"DuplicatePolicy::Reject", "duplicates='reject'"},
+        {"IndexPolicy::Clamp", "clamp_indices=True"},
+    };
+    for (const auto& [from, to] : kOptions) {
+      for (std::size_t at = body.find(from); at != std::string::npos; at = body.find(from, at + to.size())) {
+        body.replace(at, from.size(), to);
       }
     }
     for (const auto& [from, to] : phrases_) {
@@ -290,10 +306,11 @@ class Speaker {
     const bool phrase = n.py.find(' ') != std::string::npos;  // "the result"
     const std::string dot = phrase ? "'s " : ".";
     if (auto coord = list_at(s, i, '[', ']')) {  // an element: "IndicesTensor[0,1,2]"
-      out += n.py + "[";
       const std::vector<std::string> items = drop(coord->first, n.pad);
-      for (std::size_t k = 0; k < items.size(); ++k) out += (k != 0 ? ", " : "") + items[k];
-      out += "]";
+      std::string index = "[";
+      for (std::size_t k = 0; k < items.size(); ++k) index += (k != 0 ? ", " : "") + items[k];
+      index += "]";
+      out += phrase ? "element " + index + " of " + n.py : n.py + index;
       return coord->second;
     }
     out += n.py;
@@ -1305,7 +1322,7 @@ nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::obje
   const auto r = static_cast<std::int64_t>(inputs[0].ndim());
   const auto q = static_cast<std::int64_t>(inputs[1].ndim());
   if (batch_dims < 0 || batch_dims >= std::max(r, q)) {
-    fail(ErrorCode::G5, op, ": BatchDimensionCount (batch_dims) is ", batch_dims,
+    fail(ErrorCode::G5, op, ": BatchDimensionCount is ", batch_dims,
          " but InputDimensionCount is ", r, " and IndicesDimensionCount is ", q,
          "; it must be at least 0 and smaller than both");
   }
@@ -1316,6 +1333,8 @@ nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::obje
   const auto max_rank = static_cast<std::int64_t>(dmlref::kMaxRank);
   std::int64_t rank = std::max(r, q);
   if (meaningful >= 0) rank = std::max(rank, std::min(meaningful, max_rank));
+  const std::vector<std::int64_t> out_shape =
+      out_operand ? out_operand->operand.shape : std::vector<std::int64_t>();
   if (out_operand) {
     rank =
         std::max(rank, std::min(static_cast<std::int64_t>(out_operand->operand.ndim()), max_rank));
@@ -1329,16 +1348,36 @@ nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::obje
     speaker.set_pad(in.name, in.ndim() - given);
   }
   std::vector<std::uint32_t> sizes;
+  bool inferred = false;
   try {
     sizes = dmlref::infer_gather_nd1_output_sizes(
         sizes_of(op, inputs[0]), sizes_of(op, inputs[1]), static_cast<std::uint32_t>(r),
         static_cast<std::uint32_t>(q), static_cast<std::uint32_t>(batch_dims));
+    inferred = true;
   } catch (const dmlref::Error&) {
     // Invalid sizes: the runtime layer's validation reports the first rule broken, in its order.
     sizes = sizes_of(op, inputs[0]);
   }
   const std::size_t padding =
       meaningful >= 0 && meaningful <= rank ? static_cast<std::size_t>(rank - meaningful) : 0;
+  // G9 in ONNX's shapes: out= must have the result's shape (leading 1s aside), which DirectML
+  // states with its padded sizes.
+  if (out_operand && inferred) {
+    std::vector<std::int64_t> result_shape = shape_of(sizes, std::min(padding, sizes.size()));
+    auto strip = [](std::vector<std::int64_t> v) {
+      std::size_t k = 0;
+      while (k < v.size() && v[k] == 1) ++k;
+      v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k));
+      return v;
+    };
+    if (strip(out_shape) != strip(result_shape)) {
+      throw speaker.error(ErrorCode::G9,
+                          "out.shape is " + shape_text(out_shape) + " but the result's shape is " +
+                              shape_text(result_shape) +
+                              " (indices.shape[:-1] + x.shape[batch_dims + indices.shape[-1]:]); "
+                              "they must be equal");
+    }
+  }
   SingleOutputCall call(op, inputs, std::move(out_operand));
   dmlref::GatherNd1OperatorDesc desc{call.input_desc(0),
                                      call.input_desc(1),
@@ -1426,13 +1465,6 @@ Layout view_layout(std::string_view op, const Operand& a) {
          "; it must be between 1 and ", dmlref::kMaxRank);
   }
   return Layout::strided(sizes_of(op, a), a.strides);
-}
-
-// numpy's shape of an operand as it was given: "(2, 3)".
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::vector<std::string> items;
-  for (std::int64_t v : shape) items.push_back(std::to_string(v));
-  return numpy_tuple(items);
 }
 
 // `a` viewed with `target`'s shape when the two agree up to leading 1s (the CLI's rule too);
