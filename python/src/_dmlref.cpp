@@ -1,14 +1,17 @@
-// The extension `dmlref._dmlref` (re-exported by the package `dmlref`): numpy (or any DLPack) arrays in, numpy arrays out, over the runtime
-// layer of the C++ headers, so every rule is checked by the same code with the same messages.
+// The extension `dmlref._dmlref` (re-exported by the package `dmlref`): numpy (or any DLPack)
+// arrays in, numpy arrays out, over the runtime layer of the C++ headers, so every rule is checked
+// by the same code.
 //
 // What the binding adds, and nothing more:
 // - numpy's view of a tensor (shape, signed element strides, any rank) becomes a DirectML
-//   description. DirectML strides are unsigned: an input with a negative stride is copied once,
-//   in C++, into a packed buffer that keeps its zero (broadcast) strides; an `out=` with a negative
-//   stride receives the result through a packed temporary, copied in only after success.
+//   description. DirectML strides are unsigned: a tensor with a negative stride is described by
+//   its stand-in (the same bytes in forward order) and run through its own signed layout, so
+//   nothing is copied (Described).
 // - numpy-natural arguments: negative axes, ONNX's GatherND shapes (the descriptions' leading 1s
-//   are added here and stripped from the result), lengths with or without the axis dimension.
-// - dmlref::Error becomes dmlref.Error (a ValueError) with .code, the rule id.
+//   are added here and stripped from the result), lengths with or without the axis dimension,
+//   indices and lengths of any integer dtype whose values fit, actual results with leading 1s.
+// - dmlref::Error becomes dmlref.Error (a ValueError) with .code, the rule id, and a message in
+//   the caller's words (Speaker).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -16,14 +19,14 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
-#include <sstream>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -143,19 +146,23 @@ std::string rule_link(dmlref::ErrorCode code) {
   const std::string id(dmlref::error_code_name(code));
   const char* page = "errors.md";
   if (id.size() >= 2 && std::isdigit(static_cast<unsigned char>(id.back()))) {
-    if (id.rfind("SC", 0) == 0) page = "scatter.md";
-    else if (id[0] == 'T') page = "tensors.md";
-    else if (id[0] == 'J') page = "join.md";
-    else if (id[0] == 'S') page = "split.md";
-    else if (id[0] == 'G') page = "gather_nd1.md";
-    else if (id[0] == 'R') page = "reverse_subsequences.md";
+    if (id.rfind("SC", 0) == 0)
+      page = "scatter.md";
+    else if (id[0] == 'T')
+      page = "tensors.md";
+    else if (id[0] == 'J')
+      page = "join.md";
+    else if (id[0] == 'S')
+      page = "split.md";
+    else if (id[0] == 'G')
+      page = "gather_nd1.md";
+    else if (id[0] == 'R')
+      page = "reverse_subsequences.md";
   }
   return std::string("docs/") + page + "#" + id;
 }
 
-bool is_word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 // numpy's tuple for a list of numbers: "(5,)", "(2, 4)", "()".
 std::string numpy_tuple(const std::vector<std::string>& items) {
@@ -198,7 +205,9 @@ class Speaker {
     }
   }
   // A phrase replaced whole before anything else ("the OutputTensors' Sizes[0]" -> "sizes").
-  void phrase(std::string from, std::string to) { phrases_.emplace_back(std::move(from), std::move(to)); }
+  void phrase(std::string from, std::string to) {
+    phrases_.emplace_back(std::move(from), std::move(to));
+  }
   // The name OutputTensor takes for these rules (JOIN without out=: the inputs' first array).
   void output_for(std::vector<dmlref::ErrorCode> codes, std::string py) {
     output_codes_ = std::move(codes);
@@ -215,7 +224,8 @@ class Speaker {
     std::string body = e.what();
     const std::string id(dmlref::error_code_name(e.code()));
     const std::string suffix = " [" + id + "]";
-    if (body.size() >= suffix.size() && body.compare(body.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (body.size() >= suffix.size() &&
+        body.compare(body.size() - suffix.size(), suffix.size(), suffix) == 0) {
       body.resize(body.size() - suffix.size());
     }
     // The C++ message's own subject ("JOIN", "compare", "Layout") gives way to the function.
@@ -234,12 +244,14 @@ class Speaker {
         {"IndexPolicy::Clamp", "clamp_indices=True"},
     };
     for (const auto& [from, to] : kOptions) {
-      for (std::size_t at = body.find(from); at != std::string::npos; at = body.find(from, at + to.size())) {
+      for (std::size_t at = body.find(from); at != std::string::npos;
+           at = body.find(from, at + to.size())) {
         body.replace(at, from.size(), to);
       }
     }
     for (const auto& [from, to] : phrases_) {
-      for (std::size_t at = body.find(from); at != std::string::npos; at = body.find(from, at + to.size())) {
+      for (std::size_t at = body.find(from); at != std::string::npos;
+           at = body.find(from, at + to.size())) {
         body.replace(at, from.size(), to);
       }
     }
@@ -296,7 +308,8 @@ class Speaker {
     return std::pair{items, end + 1};
   }
   static std::vector<std::string> drop(std::vector<std::string> items, std::size_t pad) {
-    items.erase(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(std::min(pad, items.size())));
+    items.erase(items.begin(),
+                items.begin() + static_cast<std::ptrdiff_t>(std::min(pad, items.size())));
     return items;
   }
 
@@ -317,7 +330,8 @@ class Speaker {
     if (i >= s.size() || s[i] != '.') return i;
     const std::size_t f = i + 1;
     auto indexed = [&](std::string_view field, std::string_view py) -> std::optional<std::size_t> {
-      if (!starts_with_at(s, f, field) || f + field.size() >= s.size() || s[f + field.size()] != '[') {
+      if (!starts_with_at(s, f, field) || f + field.size() >= s.size() ||
+          s[f + field.size()] != '[') {
         return std::nullopt;
       }
       const auto d = number_at(s, f + field.size() + 1);
@@ -407,7 +421,8 @@ class Speaker {
         constexpr std::string_view kLevel = "DML_FEATURE_LEVEL_";
         if (starts_with_at(s, i, kLevel)) {
           std::size_t k = i + kLevel.size();
-          while (k < s.size() && (std::isdigit(static_cast<unsigned char>(s[k])) || s[k] == '_')) ++k;
+          while (k < s.size() && (std::isdigit(static_cast<unsigned char>(s[k])) || s[k] == '_'))
+            ++k;
           out += "feature_level '" + s.substr(i + kLevel.size(), k - i - kLevel.size()) + "'";
           i = k;
           continue;
@@ -532,8 +547,9 @@ std::string describe_python_error(const nb::python_error& e) {
     try {
       device = obj.attr("__dlpack_device__")();
     } catch (const nb::python_error& e) {
-      type_error(func, arg, subject + " has __dlpack__, but its __dlpack_device__() raised " +
-                                describe_python_error(e));
+      type_error(func, arg,
+                 subject + " has __dlpack__, but its __dlpack_device__() raised " +
+                     describe_python_error(e));
     }
     std::optional<int> device_type;
     if (nb::isinstance<nb::tuple>(device) && nb::len(device) == 2) {
@@ -541,13 +557,15 @@ std::string describe_python_error(const nb::python_error& e) {
       if (nb::try_cast(device[0], value, false)) device_type = value;
     }
     if (!device_type) {
-      type_error(func, arg, subject + " has __dlpack__, but its __dlpack_device__() returned " +
-                                py_str(nb::repr(device)) +
-                                "; it must return a tuple (device_type, device_id) of integers");
+      type_error(func, arg,
+                 subject + " has __dlpack__, but its __dlpack_device__() returned " +
+                     py_str(nb::repr(device)) +
+                     "; it must return a tuple (device_type, device_id) of integers");
     }
     if (*device_type != 1) {  // kDLCPU
-      type_error(func, arg, subject + " is on DLPack device type " + std::to_string(*device_type) +
-                                "; dmlref reads CPU memory only (copy it to the CPU first)");
+      type_error(func, arg,
+                 subject + " is on DLPack device type " + std::to_string(*device_type) +
+                     "; dmlref reads CPU memory only (copy it to the CPU first)");
     }
   }
   if (nb::hasattr(obj, "__dlpack__")) {
@@ -572,10 +590,9 @@ bool is_numpy_array(nb::handle obj) {
 // dtype as numpy prints it ("dmlref.join: out has dtype >f4, ...").
 void check_numpy_dtype(std::string_view func, std::string_view arg, nb::handle array) {
   const std::string dtype = py_str(array.attr("dtype"));
-  const bool known =
-      nb::cast<bool>(array.attr("dtype").attr("isnative")) &&
-      std::any_of(std::begin(dmlref::kAllDataTypes), std::end(dmlref::kAllDataTypes),
-                  [&](DataType t) { return numpy_name(t) == dtype; });
+  const bool known = nb::cast<bool>(array.attr("dtype").attr("isnative")) &&
+                     std::any_of(std::begin(dmlref::kAllDataTypes), std::end(dmlref::kAllDataTypes),
+                                 [&](DataType t) { return numpy_name(t) == dtype; });
   if (!known) unsupported_dtype(func, arg, dtype);
 }
 
@@ -660,20 +677,21 @@ enum class IntegerRole { Indices, Lengths };
 
 void convert_integers(Speaker& speaker, Operand& op, const std::string& arg, IntegerRole role) {
   const DataType from = op.type;
-  const bool is_integer = from != DataType::Float16 && from != DataType::Float32 &&
-                          from != DataType::Float64;
+  const bool is_integer =
+      from != DataType::Float16 && from != DataType::Float32 && from != DataType::Float64;
   if (!is_integer || op.ndim() == 0 || op.ndim() > dmlref::kMaxRank) return;
-  if (role == IntegerRole::Indices &&
-      (from == DataType::Int32 || from == DataType::Int64 || from == DataType::UInt32 ||
-       from == DataType::UInt64)) {
+  if (role == IntegerRole::Indices && (from == DataType::Int32 || from == DataType::Int64 ||
+                                       from == DataType::UInt32 || from == DataType::UInt64)) {
     return;
   }
-  if (role == IntegerRole::Lengths && (from == DataType::UInt32 || from == DataType::UInt64)) return;
+  if (role == IntegerRole::Lengths && (from == DataType::UInt32 || from == DataType::UInt64))
+    return;
   // The held elements: dimensions of size 1 or stride 0 are read once.
   std::vector<std::uint32_t> held_sizes(op.ndim(), 1);
   for (std::size_t d = 0; d < op.ndim(); ++d) {
     if (op.strides[d] != 0 && op.shape[d] > 1) {
-      if (op.shape[d] > static_cast<std::int64_t>(dmlref::kMaxElementCount)) return;  // T4 reports it
+      if (op.shape[d] > static_cast<std::int64_t>(dmlref::kMaxElementCount))
+        return;  // T4 reports it
       held_sizes[d] = static_cast<std::uint32_t>(op.shape[d]);
     }
   }
@@ -784,7 +802,8 @@ class Described {
     data_ = const_cast<void*>(a.data);
     strides_.assign(a.ndim(), 0);
     const std::optional<Layout> layout = signed_layout(a, sizes_);
-    constexpr auto kMaxStride = static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max());
+    constexpr auto kMaxStride =
+        static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max());
     bool expressible = true;
     bool reversed = false;
     bool too_far = false;
@@ -810,8 +829,8 @@ class Described {
         signed_ = true;
         signed_layout_ = *layout;
         signed_data_ = data_;
-        data_ = static_cast<char*>(data_) + range->min * static_cast<std::int64_t>(
-                                                             dmlref::element_size(type_));
+        data_ = static_cast<char*>(data_) +
+                range->min * static_cast<std::int64_t>(dmlref::element_size(type_));
       } else {
         substitute(*layout, a, is_output);
       }
@@ -819,7 +838,8 @@ class Described {
     finish_desc(layout.has_value());
   }
 
-  // Where the run reads or writes: the caller's signed layout for a stand-in, else the description's.
+  // Where the run reads or writes: the caller's signed layout for a stand-in, else the
+  // description's.
   bool is_signed() const { return signed_; }
   Layout run_layout() const {
     if (signed_) return signed_layout_;
@@ -1113,7 +1133,7 @@ std::vector<dmlref::ConstBuffer> input_buffers(const SingleOutputCall& call, std
 // ------------------------------------------------------------------------------------
 
 nb::object join_impl(Speaker& speaker, const nb::object& arrays, std::int64_t axis,
-                const std::optional<std::string>& feature_level, const nb::object& out) {
+                     const std::optional<std::string>& feature_level, const nb::object& out) {
   constexpr std::string_view op = "JOIN";
   dmlref::JoinOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
@@ -1166,8 +1186,8 @@ nb::object join_impl(Speaker& speaker, const nb::object& arrays, std::int64_t ax
       });
 }
 
-nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& sizes, std::int64_t axis,
-               const std::optional<std::string>& feature_level) {
+nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& sizes,
+                    std::int64_t axis, const std::optional<std::string>& feature_level) {
   constexpr std::string_view op = "SPLIT";
   dmlref::SplitOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
@@ -1194,7 +1214,8 @@ nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& siz
   } else {
     for (nb::handle item : nb::iter(sizes)) {
       const std::size_t i = output_sizes.size();
-      const std::int64_t piece = integer_argument(speaker.func(), "sizes[" + std::to_string(i) + "]", item);
+      const std::int64_t piece =
+          integer_argument(speaker.func(), "sizes[" + std::to_string(i) + "]", item);
       if (piece < 1) {
         fail(ErrorCode::T3, op, ": sizes[", i, "] is ", piece, ", which would make OutputTensors[",
              i, "].Sizes[", dml_axis,
@@ -1266,9 +1287,10 @@ dmlref::DuplicatePolicy duplicate_policy(std::string_view op, const std::string&
   fail(ErrorCode::InvalidOption, op, ": duplicates is '", text, "'; it must be 'last' or 'reject'");
 }
 
-nb::object scatter_impl(Speaker& speaker, const nb::object& data, const nb::object& indices, const nb::object& updates,
-                   std::int64_t axis, const std::string& duplicates, bool clamp_indices,
-                   const std::optional<std::string>& feature_level, const nb::object& out) {
+nb::object scatter_impl(Speaker& speaker, const nb::object& data, const nb::object& indices,
+                        const nb::object& updates, std::int64_t axis, const std::string& duplicates,
+                        bool clamp_indices, const std::optional<std::string>& feature_level,
+                        const nb::object& out) {
   constexpr std::string_view op = "SCATTER";
   dmlref::ScatterOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
@@ -1299,17 +1321,17 @@ nb::object scatter_impl(Speaker& speaker, const nb::object& data, const nb::obje
               return &dmlref::detail::scatter_targets<typename decltype(index_type)::type>;
             });
         dmlref::visit_width(inputs[0].type, [&]<class W>(std::type_identity<W>) {
-          dmlref::detail::scatter_by_width<W>(
-              call.input_view<W>(0), call.input(1).run_layout(), call.input(1).run_data(),
-              call.input_view<W>(2), call.output_view<W>(), dml_axis, targets_of,
-              &dmlref::detail::plan_scatter);
+          dmlref::detail::scatter_by_width<W>(call.input_view<W>(0), call.input(1).run_layout(),
+                                              call.input(1).run_data(), call.input_view<W>(2),
+                                              call.output_view<W>(), dml_axis, targets_of,
+                                              &dmlref::detail::plan_scatter);
         });
       });
 }
 
-nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::object& indices, std::int64_t batch_dims,
-                      bool clamp_indices, const std::optional<std::string>& feature_level,
-                      const nb::object& out) {
+nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::object& indices,
+                           std::int64_t batch_dims, bool clamp_indices,
+                           const std::optional<std::string>& feature_level, const nb::object& out) {
   constexpr std::string_view op = "GATHER_ND1";
   dmlref::GatherNd1Options options;
   options.feature_level = parse_feature_level(op, feature_level);
@@ -1322,9 +1344,8 @@ nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::obje
   const auto r = static_cast<std::int64_t>(inputs[0].ndim());
   const auto q = static_cast<std::int64_t>(inputs[1].ndim());
   if (batch_dims < 0 || batch_dims >= std::max(r, q)) {
-    fail(ErrorCode::G5, op, ": BatchDimensionCount is ", batch_dims,
-         " but InputDimensionCount is ", r, " and IndicesDimensionCount is ", q,
-         "; it must be at least 0 and smaller than both");
+    fail(ErrorCode::G5, op, ": BatchDimensionCount is ", batch_dims, " but InputDimensionCount is ",
+         r, " and IndicesDimensionCount is ", q, "; it must be at least 0 and smaller than both");
   }
   // ONNX GatherND's output rank; DirectML's tensors share one rank R with leading 1s, added here
   // and stripped from the result.
@@ -1400,11 +1421,11 @@ nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::obje
             dmlref::element_size(inputs[0].type), desc.InputDimensionCount,
             desc.IndicesDimensionCount, desc.BatchDimensionCount, options.index_policy,
             call.input(1).run_data());
-        const dmlref::detail::RowOffsetsFn offsets_of = dmlref::visit_index(
-            inputs[1].type, ErrorCode::G3,
-            []<class I>(std::type_identity<I>) -> dmlref::detail::RowOffsetsFn {
-              return &dmlref::detail::index_tuple_offsets<I>;
-            });
+        const dmlref::detail::RowOffsetsFn offsets_of =
+            dmlref::visit_index(inputs[1].type, ErrorCode::G3,
+                                []<class I>(std::type_identity<I>) -> dmlref::detail::RowOffsetsFn {
+                                  return &dmlref::detail::index_tuple_offsets<I>;
+                                });
         dmlref::visit_width(inputs[0].type, [&]<class W>(std::type_identity<W>) {
           dmlref::detail::gather_rows(plan.rows, call.input_view<W>(0).data(),
                                       call.output_view<W>().data(), offsets_of, &plan.tuples);
@@ -1412,9 +1433,10 @@ nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::obje
       });
 }
 
-nb::object reverse_subsequences_impl(Speaker& speaker, const nb::object& x, const nb::object& lengths, std::int64_t axis,
-                                const std::optional<std::string>& feature_level,
-                                const nb::object& out) {
+nb::object reverse_subsequences_impl(Speaker& speaker, const nb::object& x,
+                                     const nb::object& lengths, std::int64_t axis,
+                                     const std::optional<std::string>& feature_level,
+                                     const nb::object& out) {
   constexpr std::string_view op = "REVERSE_SUBSEQUENCES";
   dmlref::ReverseSubsequencesOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
@@ -1449,9 +1471,8 @@ nb::object reverse_subsequences_impl(Speaker& speaker, const nb::object& x, cons
             call.input(0).run_layout(), call.input(1).run_layout(), call.output().run_layout(),
             dml_axis);
         dmlref::visit_width(inputs[0].type, [&]<class W>(std::type_identity<W>) {
-          dmlref::detail::reverse_runs(plan, call.input_view<W>(0).data(),
-                                       call.input(1).run_data(), call.output_view<W>().data(),
-                                       lengths_of);
+          dmlref::detail::reverse_runs(plan, call.input_view<W>(0).data(), call.input(1).run_data(),
+                                       call.output_view<W>().data(), lengths_of);
         });
       });
 }
@@ -1584,15 +1605,15 @@ nb::object numpy_value(DataType type, std::uint64_t bits) {
   return raw.attr("view")(numpy_name(type))[0];
 }
 
-PyCompareResult compare_impl(Speaker& speaker, const nb::object& actual,
-                             const nb::object& expected, std::int64_t ulp, bool equal_nan,
-                             const nb::object& untouched, std::int64_t max_report,
-                             const std::string& name) {
+PyCompareResult compare_impl(Speaker& speaker, const nb::object& actual, const nb::object& expected,
+                             std::int64_t ulp, bool equal_nan, const nb::object& untouched,
+                             std::int64_t max_report, const std::string& name) {
   constexpr std::string_view op = "compare";
   Operand e = import_input(speaker, "expected", name + " (expected)", expected);
   Operand a = import_input(speaker, "actual", name + " (actual)", actual);
   std::optional<Operand> u;
-  if (!untouched.is_none()) u = import_input(speaker, "untouched", name + " (untouched)", untouched);
+  if (!untouched.is_none())
+    u = import_input(speaker, "untouched", name + " (untouched)", untouched);
   for (const Operand* other : {&a, u ? &*u : nullptr}) {
     if (other == nullptr || other->type == e.type) continue;
     throw nb::type_error((speaker.func() + ": " + (other == &a ? "actual" : "untouched") +
@@ -1642,9 +1663,8 @@ PyCompareResult compare_impl(Speaker& speaker, const nb::object& actual,
     const dmlref::TensorView<const T> ev(static_cast<const T*>(e.data), el);
     const dmlref::TensorView<const T> av(static_cast<const T*>(a.data), al);
     if (u) {
-      return dmlref::compare(ev, av,
-                             dmlref::TensorView<const T>(static_cast<const T*>(u->data), *ul),
-                             options);
+      return dmlref::compare(
+          ev, av, dmlref::TensorView<const T>(static_cast<const T*>(u->data), *ul), options);
     }
     return dmlref::compare(ev, av, options);
   });
@@ -1654,9 +1674,10 @@ PyCompareResult compare_impl(Speaker& speaker, const nb::object& actual,
 using ScatterCheck = dmlref::ScatterCheckResult<dmlref::ScatterElementBits>;
 
 ScatterCheck check_scatter_impl(Speaker& speaker, const nb::object& data, const nb::object& indices,
-                           const nb::object& updates, const nb::object& actual, std::int64_t axis,
-                           bool clamp_indices, const std::optional<std::string>& feature_level,
-                           std::int64_t max_report) {
+                                const nb::object& updates, const nb::object& actual,
+                                std::int64_t axis, bool clamp_indices,
+                                const std::optional<std::string>& feature_level,
+                                std::int64_t max_report) {
   constexpr std::string_view op = "SCATTER";
   dmlref::ScatterOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
@@ -1671,7 +1692,8 @@ ScatterCheck check_scatter_impl(Speaker& speaker, const nb::object& data, const 
   operands.push_back(import_input(speaker, "updates", "UpdatesTensor", updates));
   operands.push_back(import_input(speaker, "actual", "OutputTensor", actual));
   // An actual result with extra (or fewer) leading 1s is read with data's shape, as compare does.
-  if (std::optional<Operand> c = conformed(operands[3], operands[0].shape)) operands[3] = std::move(*c);
+  if (std::optional<Operand> c = conformed(operands[3], operands[0].shape))
+    operands[3] = std::move(*c);
   const std::uint32_t dml_axis =
       normalize_axis(op, ErrorCode::SC4, "InputTensor", axis, operands[0].ndim());
   nb::gil_scoped_release unlocked;
@@ -1783,13 +1805,16 @@ NB_MODULE(_dmlref, m) {
       "REVERSE_SUBSEQUENCES) over numpy arrays, computed and validated by the C++ library.\n"
       "Inputs: numpy arrays of the eleven DirectML types (float64/32/16, int64/32/16/8,\n"
       "uint64/32/16/8) with any strides, or CPU objects exporting __dlpack__. A rule violation\n"
-      "raises dmlref.Error (a ValueError) whose .code is the rule id, e.g. 'J5'.";
+      "raises dmlref.Error (a ValueError) whose .code is the rule id, e.g. 'J5'. See\n"
+      "docs/python.md.";
   m.attr("__version__") = DMLREF_VERSION_STRING;
 
   g_error_type = PyErr_NewExceptionWithDoc(
       "dmlref.Error",
-      "A DirectML rule the call breaks. str(e) is the C++ message (operator, tensor, field, both\n"
-      "values, rule id); e.code is the rule id ('J5', 'T13', 'SC8', 'ScatterDuplicate', ...).",
+      "A DirectML rule the call breaks. str(e) names the function, the argument (arrays[1], x,\n"
+      "indices, out, ...), numpy shapes and dtypes and both values, and ends with the rule id\n"
+      "and its page, e.g. '[J5] docs/join.md#J5'; e.code is the rule id ('J5', 'T13', 'SC8',\n"
+      "'ScatterDuplicate', ...).",
       PyExc_ValueError, nullptr);
   m.attr("Error") = nb::borrow(g_error_type);
   nb::register_exception_translator(translate_error);
@@ -1806,13 +1831,15 @@ NB_MODULE(_dmlref, m) {
              return "<dmlref.CompareResult " + std::to_string(r.result.mismatch_count) + " of " +
                     std::to_string(r.result.element_count) + " elements differ>";
            })
-      .def_prop_ro("passed", [](const PyCompareResult& r) { return r.result.passed(); },
-                   "True when no element differs.")
-      .def_prop_ro("element_count", [](const PyCompareResult& r) { return r.result.element_count; },
-                   "Elements compared.")
-      .def_prop_ro("mismatch_count",
-                   [](const PyCompareResult& r) { return r.result.mismatch_count; },
-                   "Elements that differ (all of them, not only the reported ones).")
+      .def_prop_ro(
+          "passed", [](const PyCompareResult& r) { return r.result.passed(); },
+          "True when no element differs.")
+      .def_prop_ro(
+          "element_count", [](const PyCompareResult& r) { return r.result.element_count; },
+          "Elements compared.")
+      .def_prop_ro(
+          "mismatch_count", [](const PyCompareResult& r) { return r.result.mismatch_count; },
+          "Elements that differ (all of them, not only the reported ones).")
       .def_prop_ro(
           "indices",
           [](const PyCompareResult& r) {
@@ -1832,11 +1859,12 @@ NB_MODULE(_dmlref, m) {
           "The first mismatches' numpy indices, one row each, in row-major order: an int64 array\n"
           "of shape (k, ndim), k = min(mismatch_count, max_report); `truncated` says whether\n"
           "mismatches were left out (pass a larger max_report for more).")
-      .def_prop_ro("truncated",
-                   [](const PyCompareResult& r) {
-                     return r.result.mismatch_count > r.result.mismatches.size();
-                   },
-                   "True when more elements differ than `indices` holds.")
+      .def_prop_ro(
+          "truncated",
+          [](const PyCompareResult& r) {
+            return r.result.mismatch_count > r.result.mismatches.size();
+          },
+          "True when more elements differ than `indices` holds.")
       .def_prop_ro(
           "mismatches",
           [](const PyCompareResult& r) {
@@ -1875,15 +1903,16 @@ NB_MODULE(_dmlref, m) {
           "The largest ULP distance over the mismatches (float dtypes: steps between the two\n"
           "values, -0 and +0 being the same point; integer dtypes: the difference). 0 when all\n"
           "match; None when every mismatch involves a NaN.")
-      .def_prop_ro("actual_all_zero",
-                   [](const PyCompareResult& r) { return r.result.actual_all_zero; },
-                   "actual is all zero bits but expected is not (a result never read back?).")
-      .def_prop_ro("actual_untouched",
-                   [](const PyCompareResult& r) { return r.result.actual_untouched; },
-                   "actual equals `untouched` but expected does not (a skipped dispatch?).")
-      .def_prop_ro("untouched_equals_expected",
-                   [](const PyCompareResult& r) { return r.result.untouched_equals_expected; },
-                   "expected equals `untouched`: a skipped dispatch would go unnoticed.");
+      .def_prop_ro(
+          "actual_all_zero", [](const PyCompareResult& r) { return r.result.actual_all_zero; },
+          "actual is all zero bits but expected is not (a result never read back?).")
+      .def_prop_ro(
+          "actual_untouched", [](const PyCompareResult& r) { return r.result.actual_untouched; },
+          "actual equals `untouched` but expected does not (a skipped dispatch?).")
+      .def_prop_ro(
+          "untouched_equals_expected",
+          [](const PyCompareResult& r) { return r.result.untouched_equals_expected; },
+          "expected equals `untouched`: a skipped dispatch would go unnoticed.");
 
   nb::class_<ScatterCheck>(
       m, "ScatterCheckResult",
@@ -1922,30 +1951,32 @@ NB_MODULE(_dmlref, m) {
         "DirectML SPLIT: cuts x along `axis` into pieces of the given sizes (a list that sums to\n"
         "x.shape[axis]), or into `sizes` equal pieces when it is an int. Returns new C-contiguous\n"
         "arrays. Raises dmlref.Error (with .code) on a broken rule.");
-  m.def(
-      "scatter", &scatter, "data"_a, "indices"_a, "updates"_a, "axis"_a = 0,
-      "duplicates"_a = "last", "clamp_indices"_a = false, "feature_level"_a = nb::none(),
-      "out"_a = nb::none(),
-      "DirectML SCATTER (ONNX ScatterElements without reduction): a copy of data with\n"
-      "out[i][j][indices[i][j]] = updates[i][j] along `axis`. indices (int32/int64/uint32/uint64)\n"
-      "and updates have one shape, equal to data's in every dimension but `axis` (DirectML's\n"
-      "rule SC7). Negative indices count from the end. An index out of range is an error unless\n"
-      "clamp_indices=True. duplicates='last': the last update in row-major order wins where\n"
-      "indices collide; 'reject' (or 'error'): a collision is dmlref.Error 'ScatterDuplicate'.\n"
-      "out: a preallocated array (any strides), written only on success, and returned.");
+  m.def("scatter", &scatter, "data"_a, "indices"_a, "updates"_a, "axis"_a = 0,
+        "duplicates"_a = "last", "clamp_indices"_a = false, "feature_level"_a = nb::none(),
+        "out"_a = nb::none(),
+        "DirectML SCATTER (ONNX ScatterElements without reduction): a copy of data with\n"
+        "out[i][j][indices[i][j]] = updates[i][j] along `axis`. indices (any integer dtype; int8,\n"
+        "int16, uint8 and uint16 are handed on as int32) and updates have one shape, equal to "
+        "data's in every dimension but `axis` (DirectML's\n"
+        "rule SC7). Negative indices count from the end. An index out of range is an error unless\n"
+        "clamp_indices=True. duplicates='last': the last update in row-major order wins where\n"
+        "indices collide; 'reject' (or 'error'): a collision is dmlref.Error 'ScatterDuplicate'.\n"
+        "out: a preallocated array (any strides), written only on success, and returned.");
   m.def(
       "gather_nd1", &gather_nd1, "x"_a, "indices"_a, "batch_dims"_a = 0, "clamp_indices"_a = false,
       "feature_level"_a = nb::none(), "out"_a = nb::none(),
       "DirectML GATHER_ND1 (ONNX GatherND): each index tuple indices[..., :] selects a slice of x\n"
       "after the first batch_dims dimensions; the result has ONNX's shape\n"
       "indices.shape[:-1] + x.shape[batch_dims + indices.shape[-1]:]. Negative indices count from\n"
-      "the end; one out of range is an error unless clamp_indices=True. out: a preallocated array\n"
+      "the end; one out of range is an error unless clamp_indices=True. indices: any integer\n"
+      "dtype (int8, int16, uint8 and uint16 are handed on as int32). out: a preallocated array\n"
       "of that shape (any strides), written only on success, and returned.");
   m.def("reverse_subsequences", &reverse_subsequences, "x"_a, "lengths"_a, "axis"_a = 0,
         "feature_level"_a = nb::none(), "out"_a = nb::none(),
         "DirectML REVERSE_SUBSEQUENCES: along `axis`, the first L elements of every sequence are\n"
-        "reversed, L its length (uint32 or uint64; longer than the axis means all of it). lengths\n"
-        "has x's shape with the axis set to 1, or with the axis removed. out: a preallocated\n"
+        "reversed, L its length (longer than the axis means all of it). lengths: any integer\n"
+        "dtype whose values are at least 0 (handed on as uint32, or uint64 past 2^32 - 1), with\n"
+        "x's shape with the axis set to 1, or with the axis removed. out: a preallocated\n"
         "array of x's shape (any strides), written only on success, and returned.");
   m.def("compare", &compare, "actual"_a, "expected"_a, nb::kw_only(), "ulp"_a = 0,
         "equal_nan"_a = nb::none(), "untouched"_a = nb::none(), "max_report"_a = 10,

@@ -12,7 +12,7 @@ from dmlref.testing import assert_equal
 F16 = np.float16
 
 
-# ---- messages in the caller's words -------------------------------------------------------------
+# ---- messages in the caller's words ----------------------------------------------------------
 
 def error_of(call):
     with pytest.raises(dmlref.Error) as e:
@@ -94,9 +94,9 @@ def test_out_of_an_unsupported_dtype_names_it():
         dmlref.join([x], out=np.zeros((2, 3), ">f4"))
     with pytest.raises(TypeError, match=r"dmlref\.join: arrays\[0\] has dtype >f4"):
         dmlref.join([x.astype(">f4")])
-    with pytest.raises(TypeError, match=r"out has dtype complex64"):
-        dmlref.split(x, 1) and dmlref.reverse_subsequences(
-            x, np.zeros(2, np.uint32), axis=1, out=np.zeros((2, 3), np.complex64))
+    with pytest.raises(TypeError, match=r"dmlref\.reverse_subsequences: out has dtype complex64"):
+        dmlref.reverse_subsequences(x, np.zeros(2, np.uint32), axis=1,
+                                    out=np.zeros((2, 3), np.complex64))
 
 
 class BadDevice:
@@ -126,7 +126,7 @@ def test_dlpack_failures_are_type_errors_naming_the_object(obj, text):
     assert text in str(e.value)
 
 
-# ---- compare and assert_equal ---------------------------------------------------------------------
+# ---- compare and assert_equal ----------------------------------------------------------------
 
 def test_compare_fields():
     expected = np.arange(12, dtype=np.float32).reshape(3, 4)
@@ -211,7 +211,7 @@ def test_assert_equal_raises_assertion_error_with_the_report():
     assert_equal(dmlref.join([expected, expected]), np.concatenate([expected, expected]))
 
 
-# ---- integer arguments of numpy's default types ---------------------------------------------------
+# ---- integer arguments of numpy's default types -----------------------------------------------
 
 def test_numpy_default_int64_lengths():
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
@@ -249,7 +249,7 @@ def test_indices_of_any_integer_dtype(dtype):
     assert r
 
 
-# ---- reversed and broadcast inputs cost what they hold --------------------------------------------
+# ---- reversed and broadcast inputs cost what they hold ----------------------------------------
 
 def test_reversed_broadcast_input_costs_its_two_elements():
     x = np.broadcast_to(np.arange(2, dtype="f4")[::-1], (2**31 - 1, 2))
@@ -275,7 +275,9 @@ def test_reversed_sliding_window_is_not_copied():
 def test_reversed_operands_in_every_operator(dtype):
     a = (np.arange(24) % 100).astype(dtype).reshape(4, 6)
     r = a[::-1, ::-2]                       # both dimensions reversed
-    m = np.lib.stride_tricks.as_strided(a[3:, 5:], shape=(3, 4), strides=(-a.strides[0], a.strides[1] * -1))
+    # Rows and columns reversed through as_strided, from the last element.
+    m = np.lib.stride_tricks.as_strided(a[3:, 5:], shape=(3, 4),
+                                        strides=(-a.strides[0], -a.strides[1]))
     for v in (r, m):
         assert np.array_equal(dmlref.join([v, v], axis=1), np.concatenate([v, v], axis=1))
         parts = dmlref.split(v, [1, v.shape[0] - 1], axis=0)
