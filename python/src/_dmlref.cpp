@@ -214,6 +214,14 @@ class Speaker {
     output_py_ = std::move(py);
   }
 
+  // Any text of the library's (a report), in the caller's words.
+  std::string words(const std::string& text) const {
+    std::vector<Name> names = names_;
+    std::sort(names.begin(), names.end(),
+              [](const Name& a, const Name& b) { return a.dml.size() > b.dml.size(); });
+    return rewrite(text, names);
+  }
+
   // An error the binding words itself, in the caller's words already.
   PythonError error(dmlref::ErrorCode code, const std::string& text) const {
     const std::string id(dmlref::error_code_name(code));
@@ -1762,15 +1770,28 @@ PyCompareResult compare(const nb::object& actual, const nb::object& expected, st
   });
 }
 
-ScatterCheck check_scatter(const nb::object& data, const nb::object& indices,
-                           const nb::object& updates, const nb::object& actual, std::int64_t axis,
-                           bool clamp_indices, const std::optional<std::string>& feature_level,
-                           std::int64_t max_report) {
+// What dmlref.check_scatter returns: the C++ result and its report in the caller's words.
+struct PyScatterCheck {
+  ScatterCheck result;
+  std::string report;
+};
+
+PyScatterCheck check_scatter(const nb::object& data, const nb::object& indices,
+                             const nb::object& updates, const nb::object& actual,
+                             std::int64_t axis, bool clamp_indices,
+                             const std::optional<std::string>& feature_level,
+                             std::int64_t max_report) {
   Speaker speaker("dmlref.check_scatter");
-  return speaking(speaker, [&] {
+  PyScatterCheck out;
+  out.result = speaking(speaker, [&] {
     return check_scatter_impl(speaker, data, indices, updates, actual, axis, clamp_indices,
                               feature_level, max_report);
   });
+  std::string report = out.result.to_string();
+  constexpr std::string_view kSubject = "SCATTER result check: ";
+  if (report.rfind(kSubject, 0) == 0) report.replace(0, kSubject.size(), "dmlref.check_scatter: ");
+  out.report = speaker.words(report);
+  return out;
 }
 
 // ---- errors -------------------------------------------------------------------------------------
@@ -1914,31 +1935,37 @@ NB_MODULE(_dmlref, m) {
           [](const PyCompareResult& r) { return r.result.untouched_equals_expected; },
           "expected equals `untouched`: a skipped dispatch would go unnoticed.");
 
-  nb::class_<ScatterCheck>(
+  nb::class_<PyScatterCheck>(
       m, "ScatterCheckResult",
       "What dmlref.check_scatter found: truthy when the actual output is a correct SCATTER result\n"
       "(any one of the colliding updates accepted where indices collide); str() lists mismatches.")
-      .def("__bool__", &ScatterCheck::ok)
-      .def("__str__", &ScatterCheck::to_string)
+      .def("__bool__", [](const PyScatterCheck& r) { return r.result.ok(); })
+      .def("__str__", [](const PyScatterCheck& r) { return r.report; })
       .def("__repr__",
-           [](const ScatterCheck& r) {
-             return "<dmlref.ScatterCheckResult " + std::to_string(r.mismatch_count) + " of " +
-                    std::to_string(r.element_count) + " elements mismatch>";
+           [](const PyScatterCheck& r) {
+             return "<dmlref.ScatterCheckResult " + std::to_string(r.result.mismatch_count) +
+                    " of " + std::to_string(r.result.element_count) + " elements mismatch>";
            })
-      .def_prop_ro("passed", &ScatterCheck::ok, "True when the actual output is acceptable.")
-      .def_ro("element_count", &ScatterCheck::element_count, "Output elements checked.")
-      .def_ro("mismatch_count", &ScatterCheck::mismatch_count, "Elements not acceptable.")
-      .def_ro("colliding_element_count", &ScatterCheck::colliding_element_count,
-              "Output elements that several updates target.")
+      .def_prop_ro("passed", [](const PyScatterCheck& r) { return r.result.ok(); },
+                   "True when the actual output is acceptable.")
+      .def_prop_ro("element_count", [](const PyScatterCheck& r) { return r.result.element_count; },
+                   "Output elements checked.")
+      .def_prop_ro("mismatch_count",
+                   [](const PyScatterCheck& r) { return r.result.mismatch_count; },
+                   "Elements not acceptable.")
+      .def_prop_ro("colliding_element_count",
+                   [](const PyScatterCheck& r) { return r.result.colliding_element_count; },
+                   "Output elements that several updates target.")
       .def_prop_ro(
           "mismatches",
-          [](const ScatterCheck& r) {
+          [](const PyScatterCheck& r) {
             nb::list out;
-            for (const auto& mm : r.mismatches)
-              out.append(coordinate(mm.output_coordinate, r.rank));
+            for (const auto& mm : r.result.mismatches) {
+              out.append(coordinate(mm.output_coordinate, r.result.rank));
+            }
             return out;
           },
-          "Output coordinates of the first max_report mismatches, in row-major order.");
+          "Output indices of the first max_report mismatches, in row-major order.");
 
   m.def("join", &join, "arrays"_a, "axis"_a = 0, "feature_level"_a = nb::none(),
         "out"_a = nb::none(),
