@@ -707,21 +707,24 @@ void convert_integers(Speaker& speaker, Operand& op, const std::string& arg, Int
   const auto count = source.checked_element_count();
   if (!count || *count > dmlref::kMaxElementCount) return;  // T4 reports it
   // Lengths: every value must be at least 0; uint32 when all fit, else uint64.
-  std::int64_t max_value = 0;
+  // The held values in row-major order (every type converted here fits in int64: uint64 is
+  // taken as it is), with the first negative one's coordinate. One loop per source type.
+  std::vector<std::int64_t> values;
+  values.reserve(static_cast<std::size_t>(*count));
   std::optional<std::pair<dmlref::Coord, std::int64_t>> negative;
   dmlref::visit(from, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {
       const dmlref::TensorView<const T> view(static_cast<const T*>(op.data), source);
       dmlref::for_each_coordinate(source, [&](const dmlref::Coord& c) {
-        const T v = view[c];
-        if constexpr (std::is_signed_v<T>) {
-          if (v < 0 && !negative) negative = std::pair{c, static_cast<std::int64_t>(v)};
-        }
-        if (static_cast<std::int64_t>(v) > max_value) max_value = static_cast<std::int64_t>(v);
+        const auto v = static_cast<std::int64_t>(view[c]);
+        if (v < 0 && !negative) negative = std::pair{c, v};
+        values.push_back(v);
       });
     }
   });
+  const std::int64_t max_value =
+      values.empty() ? 0 : *std::max_element(values.begin(), values.end());
   DataType to = DataType::Int32;
   if (role == IntegerRole::Lengths) {
     if (negative) {
@@ -740,22 +743,14 @@ void convert_integers(Speaker& speaker, Operand& op, const std::string& arg, Int
   }
   const std::size_t width = dmlref::element_size(to);
   std::shared_ptr<std::uint64_t[]> storage(new std::uint64_t[(*count * width + 7) / 8]);
-  const Layout packed = Layout::packed(held_sizes);
-  dmlref::visit(from, [&](auto from_tag) {
-    using T = typename decltype(from_tag)::type;
-    if constexpr (std::is_integral_v<T>) {
-      const dmlref::TensorView<const T> view(static_cast<const T*>(op.data), source);
-      auto write = [&](auto* out) {
-        using U = std::remove_pointer_t<decltype(out)>;
-        dmlref::for_each_coordinate(source, [&](const dmlref::Coord& c) {
-          out[packed.offset(c)] = static_cast<U>(view[c]);
-        });
-      };
-      if (to == DataType::Int32) write(reinterpret_cast<std::int32_t*>(storage.get()));
-      if (to == DataType::UInt32) write(reinterpret_cast<std::uint32_t*>(storage.get()));
-      if (to == DataType::UInt64) write(reinterpret_cast<std::uint64_t*>(storage.get()));
-    }
-  });
+  const Layout packed = Layout::packed(held_sizes);  // the values' order
+  auto write = [&](auto* out) {
+    using U = std::remove_pointer_t<decltype(out)>;
+    for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<U>(values[i]);
+  };
+  if (to == DataType::Int32) write(reinterpret_cast<std::int32_t*>(storage.get()));
+  if (to == DataType::UInt32) write(reinterpret_cast<std::uint32_t*>(storage.get()));
+  if (to == DataType::UInt64) write(reinterpret_cast<std::uint64_t*>(storage.get()));
   for (std::size_t d = 0; d < op.ndim(); ++d) {
     op.strides[d] = held_sizes[d] > 1 ? packed.strides[d] : 0;
   }
