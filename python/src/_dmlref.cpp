@@ -247,9 +247,15 @@ class Speaker {
         if (n.dml == "OutputTensor") n.py = output_py_;
       }
     }
+    // Options as Python spells them; the type rules as the binding applies them (other integer
+    // dtypes are converted first, so only a non-integer dtype reaches these rules).
     static const std::pair<std::string, std::string> kOptions[] = {
         {"DuplicatePolicy::Reject", "duplicates='reject'"},
         {"IndexPolicy::Clamp", "clamp_indices=True"},
+        {"; it must be one of INT64, INT32, UINT64, UINT32",
+         "; indices must have an integer dtype (handed on as int64, int32, uint64 or uint32)"},
+        {"; it must be UINT32 or UINT64",
+         "; lengths must have an integer dtype (handed on as uint32 or uint64)"},
     };
     for (const auto& [from, to] : kOptions) {
       for (std::size_t at = body.find(from); at != std::string::npos;

@@ -57,6 +57,12 @@ BAD_CALLS = [
     (lambda: dmlref.reverse_subsequences(np.zeros((2, 3)), np.zeros(2, np.uint32), axis=1,
                                          out=np.zeros((3, 3))), "R2",
      "out.shape[0] is 3 but x.shape[0] is 2; the output must have the input's shape (2, 3)"),
+    (lambda: dmlref.gather_nd1(np.zeros(3), np.array([[1.0]])), "G3",
+     "indices.dtype is float64; indices must have an integer dtype"),
+    (lambda: dmlref.scatter(np.zeros(3), np.array([1.0]), np.zeros(1)), "SC3",
+     "indices.dtype is float64; indices must have an integer dtype"),
+    (lambda: dmlref.reverse_subsequences(np.zeros((2, 3)), np.ones(2, np.float16), axis=1), "R4",
+     "lengths.dtype is float16; lengths must have an integer dtype"),
     (lambda: dmlref.join([np.zeros((2, 3))], feature_level="3_0"), "FeatureLevel",
      "arrays[0].dtype float64 needs feature_level '4_1'; the target is feature_level '3_0'"),
 ]
