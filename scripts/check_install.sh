@@ -29,7 +29,8 @@ mkdir "$work/home"
 (cd "$work/dmlref" && HOME="$work/home" sh -eu "$work/install-lines.sh")
 
 prefix="$work/home/.local"
-version=$(sed -n 's/^#define DMLREF_VERSION_STRING "\(.*\)"$/\1/p' include/dmlref/version.hpp)
+part() { sed -n "s/^#define DMLREF_VERSION_$1 \([0-9]*\)$/\1/p" include/dmlref/version.hpp; }
+version="$(part MAJOR).$(part MINOR).$(part PATCH)"
 [ "$("$prefix/bin/dmlref-check" --version)" = "dmlref-check $version" ] ||
   { echo "check_install: bin/dmlref-check --version is not dmlref-check $version" >&2; exit 1; }
 for d in tests bench examples; do
