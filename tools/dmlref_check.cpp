@@ -823,7 +823,9 @@ class Checker {
     std::vector<NpyArray> untouched;
     for (std::size_t i = 0; i < n; ++i) {
       NpyArray& golden = outputs_.arrays[i];
-      golden.reshape(written_sizes(i));  // GATHER_ND1 is compared in the shape it is written in
+      // GATHER_ND1 is compared in the shape it is written in. (This moves the array's sizes: a
+      // description taken of it before, like descs_[3], no longer applies.)
+      if (i < outputs_.file_sizes.size()) golden.reshape(outputs_.file_sizes[i]);
       NpyArray a = load(actual_paths[i]);
       actual_sizes.push_back(a.layout().sizes_string());
       if (a.data_type() == golden.data_type() &&
@@ -881,8 +883,9 @@ class Checker {
   bool check_scatter_within_tolerance(const NpyArray& golden, const NpyArray& got,
                                       const CompareOptions& options,
                                       std::optional<ConstBuffer> before) const {
+    const BufferTensorDesc golden_desc = golden.desc();
     const auto collisions =
-        find_scatter_collisions(scatter_desc(scatter_axis_, &descs_[3]), inputs_[0].buffer(),
+        find_scatter_collisions(scatter_desc(scatter_axis_, &golden_desc), inputs_[0].buffer(),
                                 inputs_[1].buffer(), inputs_[2].buffer(), scatter_options());
     NpyArray accepted = golden;
     visit(golden.data_type(), [&](auto tag) {
