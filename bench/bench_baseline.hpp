@@ -11,6 +11,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -64,20 +65,28 @@ inline double thread_cpu_seconds() noexcept {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
-// memcpy's speed by byte count in this process, over its timed loops of comparable length: the
-// runs Google Benchmark makes to pick an iteration count are much shorter than the measured ones
-// and are dropped, every repetition counts.
+// memcpy's speed by byte count in this process: the median rate of its timed loops of comparable
+// length (the runs Google Benchmark makes to pick an iteration count are much shorter than the
+// measured ones and are dropped; every repetition counts), so one loop slowed by a neighbour's
+// burst of load does not move the baseline.
 struct MemcpyRate {
-  double bytes = 0;
-  double seconds = 0;
-  double longest = 0;  // the longest loop recorded, in seconds
+  std::vector<double> rates;  // bytes per second of each loop kept
+  double seconds = 0;         // the loops' total time
+  double longest = 0;         // the longest loop recorded, in seconds
 
   void record(double loop_bytes, double loop_seconds) {
+    if (loop_seconds <= 0) return;
     if (loop_seconds > 2 * longest) *this = {};  // the loops before were warm-up
     if (2 * loop_seconds < longest) return;      // this one is
-    bytes += loop_bytes;
+    rates.push_back(loop_bytes / loop_seconds);
     seconds += loop_seconds;
     if (loop_seconds > longest) longest = loop_seconds;
+  }
+  double median() const {
+    std::vector<double> sorted = rates;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
 };
 inline std::map<std::uint64_t, MemcpyRate>& memcpy_rates() {
@@ -93,7 +102,7 @@ inline void timed_memcpy(std::uint64_t bytes, std::uint64_t iterations);
 inline double memcpy_bytes_per_second(std::uint64_t bytes) {
   MemcpyRate& r = memcpy_rates()[bytes];
   for (std::uint64_t n = 1; r.seconds < 0.2; n *= 2) timed_memcpy(bytes, n);
-  return r.bytes / r.seconds;
+  return r.median();
 }
 
 // Bytes processed per iteration times iterations: what Google Benchmark turns into bytes/second.
