@@ -577,7 +577,6 @@ class Checker {
   }
 
   void run_join() {
-    if (!args_.has("--input")) throw UsageError("join needs --input (once per input)");
     for (const std::string& path : args_.all("--input")) inputs_.push_back(load(path));
     const std::uint32_t axis = parse_axis(args_, inputs_[0].rank());
     std::vector<std::vector<std::uint32_t>> sizes;
