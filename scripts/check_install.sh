@@ -24,7 +24,9 @@ print(block.group(1), end="")
 PY
 echo "== the README's install lines, in a fresh clone (HOME=$work/home):"
 cat "$work/install-lines.sh"
-git clone -q "$root" "$work/dmlref"
+# This checkout's commit, whether HEAD is a branch or detached (as CI may check it out).
+git clone -q --no-checkout "$root" "$work/dmlref"
+git -C "$work/dmlref" checkout -q "$(git rev-parse HEAD)"
 mkdir "$work/home"
 (cd "$work/dmlref" && HOME="$work/home" sh -eu "$work/install-lines.sh")
 
