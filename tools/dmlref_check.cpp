@@ -228,6 +228,7 @@ struct Command {
 
 Command add_operator(CLI::App& app, const std::string& name, const std::string& description) {
   Command c{app.add_subcommand(name, description), {}};
+  c.app->group("Commands");
   // Unknown flags are collected, not refused by CLI11, so the message can say which operator a
   // misplaced flag belongs to.
   c.app->allow_extras();
@@ -949,8 +950,11 @@ int main(int argc, char** argv) {
                        "print the version of dmlref and exit");
   app.set_help_all_flag("--help-all", "every command's flags");
   app.require_subcommand(0, 1);
-  app.get_formatter()->label("Subcommands", "Commands");
+  app.get_formatter()->label("SUBCOMMAND", "COMMAND");
   const std::vector<Command> commands = add_operators(app);
+  // Listed with the operators; main() hands them their arguments before CLI11 parses anything.
+  app.add_subcommand("generate", "write a conformance suite of DxDispatch models")->group("Commands");
+  app.add_subcommand("verify", "grade a device's results of a suite")->group("Commands");
   app.footer(kFooter);  // after the commands, which would inherit it
   std::string hint = "dmlref-check --help lists the commands";
   try {
