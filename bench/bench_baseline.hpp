@@ -1,17 +1,22 @@
 // dmlref benchmarks: what every bench_<operator>.cpp shares. Aligned, pre-touched buffers; the
-// byte sizes to sweep; the memcpy baseline of the same byte count; bytes-per-second reporting.
+// byte sizes to sweep; the memcpy baseline of the same byte count; bytes-per-second reporting and
+// the memcpy_ratio counter.
 //
-// The machines these run on are shared and noisy, so absolute numbers mean little: each benchmark
-// binary runs the memcpy baseline next to its own cases, and results are read as ratios to it
-// (bench/README.md has the command and the script that computes them).
+// Absolute speeds depend on the machine and on what else runs on it, so every benchmark also
+// reports memcpy_ratio: its bytes per second divided by memcpy's for the same byte count, measured
+// in the same process (bench/README.md).
 #pragma once
 
 #include <benchmark/benchmark.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <new>
 #include <string>
 #include <string_view>
@@ -52,12 +57,68 @@ class AlignedBuffer {
   std::byte* data_;
 };
 
+// The CPU time of the calling thread: what Google Benchmark times a benchmark by (its default,
+// without UseRealTime or MeasureProcessCPUTime), so memcpy's rate and a benchmark's compare alike.
+inline double thread_cpu_seconds() noexcept {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+// memcpy's speed by byte count in this process: the median rate of its timed loops of comparable
+// length (the runs Google Benchmark makes to pick an iteration count are much shorter than the
+// measured ones and are dropped; every repetition counts), so one loop slowed by a neighbour's
+// burst of load does not move the baseline.
+struct MemcpyRate {
+  std::vector<double> rates;  // bytes per second of each loop kept
+  double seconds = 0;         // the loops' total time
+  double longest = 0;         // the longest loop recorded, in seconds
+
+  void record(double loop_bytes, double loop_seconds) {
+    if (loop_seconds <= 0) return;
+    if (loop_seconds > 2 * longest) *this = {};  // the loops before were warm-up
+    if (2 * loop_seconds < longest) return;      // this one is
+    rates.push_back(loop_bytes / loop_seconds);
+    seconds += loop_seconds;
+    if (loop_seconds > longest) longest = loop_seconds;
+  }
+  double median() const {
+    std::vector<double> sorted = rates;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+};
+inline std::map<std::uint64_t, MemcpyRate>& memcpy_rates() {
+  static std::map<std::uint64_t, MemcpyRate> rates;
+  return rates;
+}
+
+// memcpy between two aligned buffers of `bytes`, `iterations` times, timed; the time is recorded.
+inline void timed_memcpy(std::uint64_t bytes, std::uint64_t iterations);
+
+// memcpy's bytes per second for `bytes`: from the memcpy benchmark of this process when it ran
+// (it is registered first), else measured here, once, for at least 0.2 s of CPU (a filtered run).
+inline double memcpy_bytes_per_second(std::uint64_t bytes) {
+  MemcpyRate& r = memcpy_rates()[bytes];
+  for (std::uint64_t n = 1; r.seconds < 0.2; n *= 2) timed_memcpy(bytes, n);
+  return r.median();
+}
+
 // Bytes processed per iteration times iterations: what Google Benchmark turns into bytes/second.
 // Count each byte the operation writes once (reads of a broadcast or padded source not included),
-// so the figure compares directly with memcpy of the same count.
+// so the figure compares directly with memcpy of the same count. Also sets the memcpy_ratio
+// counter: bytes/second over memcpy's bytes/second for bytes_per_iteration (1.0: as fast as
+// memcpy; higher is faster). Google Benchmark divides a kIsRate counter by the benchmark's time,
+// so the value given is bytes processed over memcpy's rate.
 inline void set_bytes_processed(benchmark::State& state, std::uint64_t bytes_per_iteration) {
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                          static_cast<std::int64_t>(bytes_per_iteration));
+  const auto iterations = static_cast<std::uint64_t>(state.iterations());
+  state.SetBytesProcessed(static_cast<std::int64_t>(iterations * bytes_per_iteration));
+  if (iterations == 0 || bytes_per_iteration == 0) return;
+  const double memcpy_rate = memcpy_bytes_per_second(bytes_per_iteration);
+  state.counters["memcpy_ratio"] = benchmark::Counter(
+      static_cast<double>(iterations) * static_cast<double>(bytes_per_iteration) / memcpy_rate,
+      benchmark::Counter::kIsRate);
 }
 
 // Every size from 4 KiB to 256 MiB in powers of 4 (L1-resident to far past any cache).
@@ -81,17 +142,33 @@ inline std::vector<std::int64_t> byte_sizes() {
   return some;
 }
 
+inline void timed_memcpy(std::uint64_t bytes, std::uint64_t iterations) {
+  AlignedBuffer src(static_cast<std::size_t>(bytes), 0x11);
+  AlignedBuffer dst(static_cast<std::size_t>(bytes), 0x22);
+  const double start = thread_cpu_seconds();
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    std::memcpy(dst.data(), src.data(), static_cast<std::size_t>(bytes));
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  memcpy_rates()[bytes].record(static_cast<double>(bytes) * static_cast<double>(iterations),
+                               thread_cpu_seconds() - start);
+}
+
 // The baseline every operator is measured against: one memcpy of state.range(0) bytes between two
-// aligned buffers.
+// aligned buffers. Its time is recorded too (memcpy_rates), for the other benchmarks' memcpy_ratio.
 inline void memcpy_baseline(benchmark::State& state) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
   AlignedBuffer src(bytes, 0x11);
   AlignedBuffer dst(bytes, 0x22);
+  const double start = thread_cpu_seconds();
   for (auto _ : state) {
     std::memcpy(dst.data(), src.data(), bytes);
     benchmark::DoNotOptimize(dst.data());
     benchmark::ClobberMemory();
   }
+  memcpy_rates()[bytes].record(static_cast<double>(bytes) * static_cast<double>(state.iterations()),
+                               thread_cpu_seconds() - start);
   set_bytes_processed(state, bytes);
 }
 

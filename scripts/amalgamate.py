@@ -25,6 +25,7 @@ DMLREF_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](dmlref/[^>"]+)[>"]')
 PRAGMA_ONCE = re.compile(r"^\s*#\s*pragma\s+once\b")
 CONDITIONAL_OPEN = re.compile(r"^\s*#\s*if(n?def)?\b")
 CONDITIONAL_CLOSE = re.compile(r"^\s*#\s*endif\b")
+CONDITIONAL_BRANCH = re.compile(r"^\s*#\s*(else|elif)\b")
 VERSION = re.compile(r"^#define DMLREF_VERSION_(MAJOR|MINOR|PATCH) (\d+)$", re.MULTILINE)
 
 
@@ -46,15 +47,25 @@ def guard_macro(name):
 def amalgamate():
     # Each header is inlined where the preprocessor would first include it, inside a guard macro
     # that stands for its #pragma once. A header first reached inside #if is inlined there and
-    # again (the guard keeps one) where an unconditional include reaches it.
-    unconditional = set()
+    # again (the guard keeps one) where an include outside that branch reaches it. `branches` is
+    # the stack of conditional branches open at a line (one id per #if, a new one per #else or
+    # #elif); a header is inlined again only where no branch it was inlined in is still open.
+    inlined = {}  # header -> the branch stacks it was inlined under
     seen = set()
     out = []
+    branches = []
+    next_branch = [0]
 
-    def emit(name, chain, conditional):
+    def new_branch():
+        next_branch[0] += 1
+        return next_branch[0]
+
+    def covered(name):
+        return any(tuple(branches[:len(s)]) == s for s in inlined.get(name, []))
+
+    def emit(name, chain):
         seen.add(name)
-        if not conditional:
-            unconditional.add(name)
+        inlined.setdefault(name, []).append(tuple(branches))
         lines = read_header(name)
         if lines and lines[-1] == "":
             lines.pop()
@@ -63,23 +74,24 @@ def amalgamate():
         guard = guard_macro(name)
         out.append(f"// ---- begin {name} " + "-" * max(0, 85 - len(name)))
         out.extend([f"#ifndef {guard}", f"#define {guard}"])
-        depth = 0
         for line in lines:
             if PRAGMA_ONCE.match(line):
                 continue
             if CONDITIONAL_OPEN.match(line):
-                depth += 1
+                branches.append(new_branch())
+            elif CONDITIONAL_BRANCH.match(line):
+                branches[-1] = new_branch()
             elif CONDITIONAL_CLOSE.match(line):
-                depth -= 1
+                branches.pop()
             match = DMLREF_INCLUDE.match(line)
             if match is None:
                 out.append(line.rstrip())
-            elif match.group(1) not in unconditional and match.group(1) not in chain + [name]:
+            elif not covered(match.group(1)) and match.group(1) not in chain + [name]:
                 # (a header that is still open is skipped, as #pragma once makes the compiler do)
-                emit(match.group(1), chain + [name], conditional or depth != 0)
+                emit(match.group(1), chain + [name])
         out.extend([f"#endif  // {guard}", f"// ---- end {name} " + "-" * max(0, 87 - len(name))])
 
-    emit(ENTRY, [], False)
+    emit(ENTRY, [])
     version_text = (INCLUDE_DIR / "dmlref" / "version.hpp").read_text(encoding="utf-8")
     parts = dict(VERSION.findall(version_text))
     version = ".".join(parts.get(k, "?") for k in ("MAJOR", "MINOR", "PATCH"))

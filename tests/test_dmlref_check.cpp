@@ -99,26 +99,47 @@ std::vector<T> values_of(const std::string& path) {
   return out;
 }
 
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
 }  // namespace
 
-TEST_CASE("dmlref-check: --help lists every operator and flag") {
+TEST_CASE("dmlref-check: --help lists the commands, --help-all and OPERATOR --help the flags") {
   TempDir dir;
-  const Run r = run_tool(dir, "--help");
+  Run r = run_tool(dir, "--help");
   CHECK(r.status == 0);
   for (const char* word :
-       {"join", "split", "scatter", "gather_nd1", "reverse_subsequences", "--axis", "--input",
-        "--pieces", "--count", "--out-prefix", "--indices", "--updates", "--input-dims",
-        "--indices-dims", "--batch-dims", "--lengths", "--out", "--actual", "--untouched",
-        "--nan-equal", "--ulp", "--max-report", "--feature-level", "--clamp-indices",
-        "--duplicates", "--version", "exit status", "0 written / matches, 1 does not match, 2 bad usage",
-        "A call that exits 2 writes nothing", "clamped into [0, n-1]", "--duplicates last",
-        "--duplicates reject", "a negative N counts from the end"}) {
+       {"join", "split", "scatter", "gather_nd1", "reverse_subsequences", "generate", "verify",
+        "--version", "--help-all", "exit status", "0 written / matches, 1 does not match, 2 bad usage",
+        "A call that exits 2 writes nothing", "--axis=1", "docs/cli.md"}) {
     CHECK_MESSAGE(contains(r.output, word), word);
   }
+  r = run_tool(dir, "--help-all");
+  CHECK(r.status == 0);
+  for (const char* word :
+       {"--axis", "--input", "--pieces", "--count", "--out-prefix", "--indices", "--updates",
+        "--input-dims", "--indices-dims", "--batch-dims", "--lengths", "--out", "--actual",
+        "--untouched", "--nan-equal", "--ulp", "--max-report", "--feature-level",
+        "--clamp-indices", "--duplicates", "clamped into [0, n-1]", "counting from the end",
+        "InputDimensionCount", "BatchDimensionCount", "SequenceLengthsTensor"}) {
+    CHECK_MESSAGE(contains(r.output, word), word);
+  }
+  // One operator's help: its own flags and the common ones, not another operator's.
+  r = run_tool(dir, "gather_nd1 --help");
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "DML_GATHER_ND1_OPERATOR_DESC"));
+  CHECK(contains(r.output, "--batch-dims"));
+  CHECK(contains(r.output, "--ulp"));
+  CHECK_FALSE(contains(r.output, "--lengths"));
+  CHECK_FALSE(contains(r.output, "--axis"));
 }
 
 TEST_CASE("dmlref-check: join (spec example 1) writes, matches, mismatches, rejects") {
@@ -154,9 +175,12 @@ TEST_CASE("dmlref-check: join (spec example 1) writes, matches, mismatches, reje
   CHECK(r.status == 2);
   CHECK(contains(r.output, "[J5]"));
   CHECK_FALSE(fs::exists(dir / "x.npy"));
-  r = run_tool(dir, "join --axis 3" + inputs + " --actual '" + a + "'");
-  CHECK(r.status == 2);
-  CHECK(contains(r.output, "has sizes {1,1,2,3} but the output has {1,1,2,7}"));
+  // An --actual of other sizes is a wrong result (exit 1) that names both shapes; --out is written.
+  r = run_tool(dir, "join --axis 3" + inputs + " --actual '" + a + "' --out '" + (dir / "w.npy") + "'");
+  CHECK(r.status == 1);
+  CHECK_MESSAGE(contains(r.output, "the actual output has sizes {1,1,2,3} but the golden output "
+                                   "has {1,1,2,7}"), r.output);
+  CHECK(fs::exists(dir / "w.npy"));
 }
 
 TEST_CASE("dmlref-check: split (spec example 1) with --pieces, --count, --out-prefix") {
@@ -223,9 +247,45 @@ TEST_CASE("dmlref-check: scatter accepts any colliding update, rejects a wrong o
   r = run_tool(dir, far_args + " --clamp-indices");
   CHECK_MESSAGE(r.status == 0, r.output);
   CHECK(values_of<std::int32_t>(dir / "y.npy") == std::vector<std::int32_t>{8, 6, 2, 5, 7});
+  // --ulp on integers changes nothing: the wrong result stays wrong, and it is a comparison now.
   r = run_tool(dir, args + " --ulp 1 --actual '" + wrong + "'");
-  CHECK(r.status == 2);
-  CHECK(contains(r.output, "do not apply to scatter"));
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "the ULP tolerance applies to float types only"));
+}
+
+TEST_CASE("dmlref-check: scatter takes --ulp and --nan-equal, colliding updates included") {
+  TempDir dir;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const auto input = save<float>(dir, "in.npy", {5}, {0, 1, 2, 3, 4});
+  const auto indices = save<std::int64_t>(dir, "idx.npy", {4}, {3, 1, 3, 0});
+  const auto updates = save<float>(dir, "upd.npy", {4}, {5, nan, 7, 8});
+  const std::string args = "scatter --axis 0 --input '" + input + "' --indices '" + indices +
+                           "' --updates '" + updates + "'";
+  const float five_up = std::nextafter(5.0f, 10.0f), two_up = std::nextafter(2.0f, 10.0f);
+  // Element 3 collides (5 or 7): one ULP from the first candidate; element 2 one ULP off; element
+  // 1 a NaN of another payload.
+  const float other_nan = -nan;
+  const auto near = save<float>(dir, "near.npy", {5}, {8, other_nan, two_up, five_up, 4});
+  Run r = run_tool(dir, args + " --actual '" + near + "'");
+  CHECK(r.status == 1);
+  r = run_tool(dir, args + " --ulp 1 --actual '" + near + "'");
+  CHECK(r.status == 1);  // the NaN still differs
+  CHECK(contains(r.output, "at [1]"));
+  r = run_tool(dir, args + " --ulp 1 --nan-equal --actual '" + near + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  CHECK(contains(r.output, "all 5 elements match (within 1 ULP, -0 == +0, every NaN equal)"));
+  CHECK(contains(r.output, "1 colliding output element accepts any one of its updates"));
+  // Two ULP from 5 and far from 7: wrong, and the report lists the colliding candidates.
+  const float five_up2 = std::nextafter(five_up, 10.0f);
+  const auto far = save<float>(dir, "far.npy", {5}, {8, nan, 2, five_up2, 4});
+  r = run_tool(dir, args + " --ulp=1 --nan-equal --actual='" + far + "'");
+  CHECK(r.status == 1);
+  CHECK_MESSAGE(contains(r.output, "1 of 5 elements differ"), r.output);
+  CHECK(contains(r.output, "at [3]"));
+  CHECK(contains(r.output, "colliding: OutputTensor[3]: IndicesTensor[0] -> 5 (0x40a00000), "
+                           "IndicesTensor[2] -> 7 (0x40e00000)"));
+  r = run_tool(dir, args + " --ulp 2 --nan-equal --actual '" + far + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
 }
 
 TEST_CASE("dmlref-check: gather_nd1 (spec examples 1 and 2)") {
@@ -250,10 +310,22 @@ TEST_CASE("dmlref-check: gather_nd1 (spec examples 1 and 2)") {
   const auto off = save<std::uint8_t>(dir, "off.npy", {3, 2}, {0, 3, 7, 4, 9, 11});
   r = run_tool(dir, args2 + " --actual '" + off + "'");
   CHECK(r.status == 1);
-  CHECK(contains(r.output, "at [0,0,2,1]: expected 10, actual 11"));
+  // Reported in the shape it is written with, (3, 2), not DirectML's {1,1,3,2}.
+  CHECK_MESSAGE(contains(r.output, "OutputTensor ('" + off + "') UINT8 {3,2}: 1 of 6 elements differ"),
+                r.output);
+  CHECK(contains(r.output, "at [2,1]: expected 10, actual 11"));
+  // DirectML's own sizes are accepted as well (leading 1s), and reported the same way.
+  const auto padded_off = save<std::uint8_t>(dir, "poff.npy", {1, 1, 3, 2}, {0, 3, 7, 4, 9, 11});
+  r = run_tool(dir, args2 + " --actual '" + padded_off + "'");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "at [2,1]: expected 10, actual 11"));
+  const auto wrong_shape = save<std::uint8_t>(dir, "ws.npy", {2, 3}, {0, 3, 7, 4, 9, 10});
+  r = run_tool(dir, args2 + " --actual '" + wrong_shape + "'");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "the actual output has sizes {2,3} but the golden output has {3,2}"));
   r = run_tool(dir, args2 + " --batch-dims 3 --out '" + (dir / "z.npy") + "'");
   CHECK(r.status == 2);
-  CHECK(contains(r.output, "--batch-dims given twice"));
+  CHECK(contains(r.output, "--batch-dims"));
   r = run_tool(dir, "gather_nd1 --input '" + input2 + "' --indices '" + indices2 +
                         "' --input-dims 3 --indices-dims 3 --batch-dims 3 --out '" + (dir / "z.npy") + "'");
   CHECK(r.status == 2);
@@ -284,12 +356,35 @@ TEST_CASE("dmlref-check: reverse_subsequences (spec example 1)") {
   CHECK(contains(r.output, "at [0,0,1,1]: expected 7 (0x4700), actual 7.0039062 (0x4701)"));
   r = run_tool(dir, args + " --ulp 1 --actual '" + actual + "'");
   CHECK_MESSAGE(r.status == 0, r.output);
-  // A lengths tensor of the wrong type is R4.
-  const auto signed_lengths = save<std::int32_t>(dir, "slen.npy", {1, 1, 3, 1}, {2, 4, 3});
+  // Lengths of numpy's default int64 and without the axis dimension, (1, 1, 3): the same result.
+  const auto numpy_lengths = save<std::int64_t>(dir, "nlen.npy", {1, 1, 3}, {2, 4, 3});
+  r = run_tool(dir, "reverse_subsequences --axis=-1 --input '" + input + "' --lengths '" +
+                        numpy_lengths + "' --out '" + (dir / "n.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(file_text(dir / "n.npy") == file_text(dir / "o.npy"));
+  const auto small_lengths = save<std::int8_t>(dir, "blen.npy", {1, 1, 3, 1}, {2, 4, 3});
+  r = run_tool(dir, args.substr(0, args.find(" --lengths")) + " --lengths '" + small_lengths +
+                        "' --actual '" + (dir / "o.npy") + "'");
+  CHECK_MESSAGE(r.status == 0, r.output);
+  // A negative length is R4, named with its place; so is a float lengths tensor.
+  const auto negative = save<std::int64_t>(dir, "neg.npy", {1, 1, 3}, {2, -4, 3});
+  r = run_tool(dir, "reverse_subsequences --axis 3 --input '" + input + "' --lengths '" + negative +
+                        "' --out '" + (dir / "x.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK_MESSAGE(contains(r.output, "holds INT64 values and the one at [0,0,1] is -4"), r.output);
+  CHECK(contains(r.output, "[R4]"));
+  const auto float_lengths = save<float>(dir, "flen.npy", {1, 1, 3, 1}, {2, 4, 3});
   r = run_tool(dir, "reverse_subsequences --axis 3 --input '" + input + "' --lengths '" +
-                        signed_lengths + "' --out '" + (dir / "x.npy") + "'");
+                        float_lengths + "' --out '" + (dir / "x.npy") + "'");
   CHECK(r.status == 2);
   CHECK(contains(r.output, "[R4]"));
+  CHECK_FALSE(fs::exists(dir / "x.npy"));
+  // Lengths of the input's rank must have 1 at the axis (R3); other ranks are R1.
+  const auto other_rank = save<std::uint32_t>(dir, "r2.npy", {3}, {2, 4, 3});
+  r = run_tool(dir, "reverse_subsequences --axis 3 --input '" + input + "' --lengths '" +
+                        other_rank + "' --out '" + (dir / "x.npy") + "'");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "[R1]"));
 }
 
 TEST_CASE("dmlref-check: a skipped dispatch is named; NaN payloads with --nan-equal") {
@@ -321,16 +416,29 @@ TEST_CASE("dmlref-check: bad usage and bad files are exit 2 with a message") {
     CHECK_MESSAGE(contains(r.output, message), args, "\n", r.output);
   };
   expect2("", "no operator given");
-  expect2("concat --axis 0", "unknown operator 'concat'");
+  expect2("concat --axis 0", "unknown command 'concat'");
   expect2("join --axis 0 --input '" + a + "' --frobnicate" + out, "unknown flag '--frobnicate'");
-  expect2("join --axis 0 --input '" + a + "' --pieces 1" + out, "--pieces is not a flag of join");
-  expect2("join --input '" + a + "'" + out, "join needs --axis");
-  expect2("join --axis x --input '" + a + "'" + out, "--axis x is not a number");
+  expect2("join --axis 0 --input '" + a + "' --frobnicate=3" + out, "unknown flag '--frobnicate'");
+  expect2("join --axis 0 --input '" + a + "' --pieces 1" + out,
+          "--pieces is not a flag of join (it is one of split)");
+  expect2("join --axis 0 --input '" + a + "' stray" + out, "unexpected argument 'stray'");
+  expect2("join --input '" + a + "'" + out, "--axis is required");
+  // The message says what an axis may be: negative ones count from the end.
+  expect2("join --axis x --input '" + a + "'" + out,
+          "--axis: x is not an integer; an axis counts from 0, or from the end when negative");
+  expect2("join --axis=1.5 --input '" + a + "'" + out, "--axis: 1.5 is not an integer");
+  expect2("join --axis 0 --input '" + a + "' --ulp -1" + out,
+          "--ulp: -1 is not an integer in [0, 18446744073709551615]");
+  expect2("split --axis 0 --input '" + a + "' --pieces 1,,1" + out,
+          "--pieces: '1,,1' is not a comma-separated list of integers");
+  expect2("split --axis 0 --input '" + a + "' --pieces 1,1 --count 2" + out, "excludes");
+  expect2("scatter --axis 0 --input '" + a + "' --indices '" + a + "' --updates '" + a +
+              "' --duplicates first" + out, "--duplicates");
   expect2("join --axis 0 --input '" + a + "'", "nothing to do");
   expect2("join --axis 0 --input '" + (dir / "missing.npy") + "'" + out, "cannot open '");
   expect2("join --axis 0 --input '" + a + "' --feature-level 9_9" + out, "not a DirectML feature level");
   expect2("join --axis 0 --input '" + a + "' --feature-level 3_0" + out, "DML_FEATURE_LEVEL");
-  expect2("join --axis 0 --input '" + a + "' --actual", "--actual needs a value");
+  expect2("join --axis 0 --input '" + a + "' --actual", "--actual: 1 required FILE missing");
   {
     std::ofstream junk(dir / "junk.npy", std::ios::binary);
     junk << "not numpy at all";
@@ -342,17 +450,36 @@ TEST_CASE("dmlref-check: bad usage and bad files are exit 2 with a message") {
   CHECK(run_tool(dir, "join --axis 0 --input '" + a + "' --feature-level 4_1" + out).status == 0);
 }
 
+TEST_CASE("dmlref-check: --flag=value everywhere; narrow integer indices") {
+  TempDir dir;
+  const auto x = save<float>(dir, "x.npy", {3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  const auto rows = save<std::int8_t>(dir, "rows.npy", {2, 1}, {2, -3});
+  Run r = run_tool(dir, "gather_nd1 --input='" + x + "' --indices='" + rows + "' --batch-dims=0 "
+                        "--input-dims=2 --indices-dims=2 --max-report=3 --feature-level=4_1 "
+                        "--out='" + (dir / "g.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<float>(dir / "g.npy") == std::vector<float>{8, 9, 10, 11, 0, 1, 2, 3});
+  const auto where = save<std::uint16_t>(dir, "w.npy", {1, 4}, {2, 0, 1, 2});
+  const auto upd = save<float>(dir, "u.npy", {1, 4}, {-1, -2, -3, -4});
+  r = run_tool(dir, "scatter --axis=0 --input='" + x + "' --indices='" + where + "' --updates='" +
+                        upd + "' --duplicates=last --out='" + (dir / "s.npy") + "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<float>(dir / "s.npy") ==
+        std::vector<float>{0, -2, 2, 3, 4, 5, -3, 7, -1, 9, 10, -4});
+  r = run_tool(dir, "split --axis=-1 --input='" + x + "' --pieces=1,3 --out-prefix='" + (dir / "p") +
+                        "'");
+  REQUIRE_MESSAGE(r.status == 0, r.output);
+  CHECK(values_of<float>(dir / "p0.npy") == std::vector<float>{0, 4, 8});
+  r = run_tool(dir, "join --axis=0 --input='" + x + "' --input='" + x + "' --actual='" + x +
+                        "' --nan-equal --ulp=0");
+  CHECK(r.status == 1);  // a wrong shape: {3,4} where {6,4} is due
+  CHECK(contains(r.output, "the actual output has sizes {3,4} but the golden output has {6,4}"));
+}
+
 // ------------------------------------------------------------------------------------------------
 // Nothing lost: outputs never replace what the call reads, and a failing call writes nothing.
 
 namespace {
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Hidden files in a directory: where a temporary output left behind would show.
 std::vector<std::string> hidden_files_in(const std::string& dir) {
@@ -414,10 +541,12 @@ TEST_CASE("dmlref-check: a call that fails writes nothing; exit 0 and 1 write th
   const auto existing = save<float>(dir, "K.npy", {1}, {42});
   const std::string before = file_text(existing);
   const std::string join = "join --axis 0 --input '" + a + "' --input '" + a + "'";
+  const auto ints = save<std::int32_t>(dir, "ints.npy", {4}, {1, 2, 1, 2});
 
-  // A missing --actual, a bad --actual, a usage error after --out, an invalid operator call.
+  // A missing --actual, an --actual of another type, a usage error after --out, an invalid
+  // operator call.
   const std::vector<std::string> failing_tails = {" --actual '" + (dir / "missing.npy") + "'",
-                                                  " --actual '" + a + "'", " --max-report x",
+                                                  " --actual '" + ints + "'", " --max-report x",
                                                   " --feature-level 9_9"};
   for (const std::string& tail : failing_tails) {
     for (const std::string& out : {dir / "G.npy", existing}) {
@@ -491,7 +620,7 @@ TEST_CASE("dmlref-check: negative --axis as numpy; /dev/zero; --version") {
   CHECK(values_of<float>(dir / "r.npy") == std::vector<float>{3, 2, 1, 5, 4, 6});
   r = run_tool(dir, "join --axis -x" + inputs + " --out '" + (dir / "o.npy") + "'");
   CHECK(r.status == 2);
-  CHECK(contains(r.output, "--axis -x is not a number"));
+  CHECK(contains(r.output, "--axis: -x is not an integer"));
 
   r = run_tool(dir, "join --axis 0 --input /dev/zero --out '" + (dir / "z.npy") + "'");
   CHECK(r.status == 2);
@@ -537,7 +666,7 @@ TEST_CASE("dmlref-check: gather_nd1 --out has numpy's shape; --actual may carry 
   CHECK(values_of<std::uint8_t>(dir / "c.npy") == rows_1_0_1);
   r = run_tool(dir, args + " --batch-dims -1 --out '" + (dir / "n.npy") + "'");
   CHECK(r.status == 2);
-  CHECK(contains(r.output, "--batch-dims -1 is not a number"));
+  CHECK(contains(r.output, "--batch-dims: -1 is not an integer in [0, 4294967295]"));
 }
 
 }  // namespace test_dmlref_check

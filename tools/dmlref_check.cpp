@@ -3,7 +3,8 @@
 //
 // Exit status: 0 written / matches, 1 does not match (the report says where and what), 2 bad usage
 // or invalid input (the validation message says which rule). Outputs are staged in temporary files
-// and renamed into place only when the call ends in 0 or 1; on 2 nothing is written. See kHelp.
+// and renamed into place only when the call ends in 0 or 1; on 2 nothing is written. The command line
+// is parsed by CLI11: add_operators() says which flags each operator command takes.
 //
 // It drives the runtime layer (DirectML-shaped descriptions built from the .npy files), so what it
 // checks is what a GPU harness gets from the same call.
@@ -21,6 +22,8 @@
 
 #include "suite_main.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -32,59 +35,20 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace {
 
 using namespace dmlref;
 
-constexpr std::string_view kHelp = R"(usage: dmlref-check OPERATOR [flags]
-       dmlref-check --help | --version
-
-Runs one DirectML data-movement operator of dmlref's golden model on .npy inputs. With --out it
-writes the golden output; with --actual it compares a device's output with the golden one
-(bit-exact unless --nan-equal / --ulp). Both may be given.
-
-operators and their flags:
-  join                  --axis N --input A.npy --input B.npy [--input ...]
-  split                 --axis N --input X.npy (--pieces 2,1,3 | --count N)
-                        outputs: --out-prefix P (writes P0.npy, P1.npy, ...) or --out once per
-                        output; --actual once per output, in order; each piece keeps the
-                        input's rank, as numpy.split gives it
-  scatter               --axis N --input X.npy --indices I.npy --updates U.npy
-                        [--clamp-indices] [--duplicates last|reject]
-                        (the comparison accepts any one of the updates that collide on an element)
-  gather_nd1            --input X.npy --indices I.npy [--input-dims r] [--indices-dims q]
-                        [--batch-dims b] [--clamp-indices]
-                        r and q default to the ranks of the files, b to 0 (b >= 0, as ONNX's
-                        GatherND batch_dims); when the ranks differ both tensors get leading 1s
-                        up to the larger rank (DirectML's tensors share one DimensionCount); the
-                        output is written with numpy's/ONNX's shape, without those leading 1s
-  reverse_subsequences  --axis N --input X.npy --lengths L.npy
-
-  --axis N              counts from 0; a negative N counts from the end as in numpy (-1 is the
-                        last dimension of the input, of the first input for join)
-  --clamp-indices       scatter, gather_nd1: an index outside [-n, n-1] is clamped into [0, n-1]
-                        (after a negative one counts from the end) instead of being an error
-                        (exit 2); without it every index must be in range
-  --duplicates last     scatter (the default): where several updates hit one element, the last
-                        one in row-major order of the indices is the golden value written by
-                        --out; --actual accepts any one of them there
-  --duplicates reject   scatter: two updates for one element are an error (exit 2)
-
-output and comparison (every operator):
-  --out FILE            write the golden output (C order, .npy version 1.0); it must not be the
-                        same file (or a link to it) as any input, --actual or --untouched
-  --actual FILE         the device's output to compare; its sizes may differ from the golden
-                        output's only by leading 1s
-  --untouched FILE      the output buffer's contents before the dispatch (once per output), so
-                        a skipped dispatch is named in the report
-  --nan-equal           every NaN equals every NaN (not for scatter)
-  --ulp N               float elements within N ULP match; -0 == +0 (not for scatter)
-  --max-report N        how many differing elements to list (default 10)
-  --feature-level L     the target DirectML feature level, e.g. 4_1, 3_0 (default: newest)
-  --help                this text
-  --version             the version of dmlref
+// What `dmlref-check --help` adds below CLI11's list of commands; each command's own --help lists
+// its flags (CLI11 writes those from the option descriptions below).
+constexpr const char* kFooter = R"(Each operator command runs that DirectML operator of dmlref's golden model on .npy inputs.
+With --out it writes the golden output; with --actual it compares a device's output with it
+(bit-exact unless --nan-equal / --ulp). Both may be given. `dmlref-check OPERATOR --help` lists an
+operator's flags, `dmlref-check --help-all` every command's. Flags take their value as the next
+argument or after '=' (--axis=1, --axis -1).
 
 exit status: 0 written / matches, 1 does not match, 2 bad usage or invalid input.
 A call that exits 2 writes nothing: --out files are written to a temporary file next to the
@@ -93,9 +57,11 @@ target and renamed into place only once everything (the comparison included) has
 conformance suites of DxDispatch models (README.md: "Run the suite on a DirectML device"):
   generate --out DIR [--ops join,split,...] [--feature-level 5_0] [--seed N] [--max-bytes M] [--overwrite]
   verify DIR --results RESULTS [--junit FILE] [--max-report N]
-)";
+docs/cli.md describes every command and how its flags map to DirectML's desc fields.)";
 
-// Sizes without their leading 1s, keeping at least one dimension ({1,1,3} -> {3}, {1} -> {1}).
+constexpr const char* kOperatorNames = "join, split, scatter, gather_nd1, reverse_subsequences";
+
+// Sizes without their leading 1s, keeping at least `keep` dimensions ({1,1,3} -> {3}, {1} -> {1}).
 std::vector<std::uint32_t> without_leading_ones(std::vector<std::uint32_t> s,
                                                 std::size_t keep = 1) {
   std::size_t drop = 0;
@@ -104,28 +70,13 @@ std::vector<std::uint32_t> without_leading_ones(std::vector<std::uint32_t> s,
   return s;
 }
 
+// A mistake in what was asked for (exit 2), found after CLI11 parsed the command line.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-const std::set<std::string> kOperators = {"join", "split", "scatter", "gather_nd1",
-                                          "reverse_subsequences"};
-
-// Which flags each operator takes (beyond the common ones), so a misplaced flag is an error and
-// not silently ignored.
-const std::map<std::string, std::set<std::string>> kOperatorFlags = {
-    {"join", {"--axis", "--input"}},
-    {"split", {"--axis", "--input", "--pieces", "--count", "--out-prefix"}},
-    {"scatter", {"--axis", "--input", "--indices", "--updates", "--clamp-indices", "--duplicates"}},
-    {"gather_nd1",
-     {"--input", "--indices", "--input-dims", "--indices-dims", "--batch-dims", "--clamp-indices"}},
-    {"reverse_subsequences", {"--axis", "--input", "--lengths"}},
-};
-const std::set<std::string> kCommonFlags = {"--out", "--actual", "--untouched", "--nan-equal",
-                                            "--ulp", "--max-report", "--feature-level"};
-const std::set<std::string> kSwitches = {"--nan-equal", "--clamp-indices"};
-const std::set<std::string> kRepeatable = {"--input", "--out", "--actual", "--untouched"};
-
+// The command line after CLI11 parsed it: the operator and every value of every flag given, as
+// typed (each checked by its option's validator already).
 struct Args {
   std::string op;
   std::map<std::string, std::vector<std::string>> values;  // flag -> every value given
@@ -142,99 +93,319 @@ struct Args {
   }
 };
 
-std::uint64_t parse_uint(const std::string& flag, const std::string& text, std::uint64_t max) {
+// An integer in [0, max], or nothing.
+std::optional<std::uint64_t> to_uint(std::string_view text, std::uint64_t max) {
+  if (text.empty()) return std::nullopt;
   std::uint64_t v = 0;
-  if (text.empty()) throw UsageError(flag + " needs a number");
   for (char c : text) {
     if (c < '0' || c > '9' || v > (max - static_cast<std::uint64_t>(c - '0')) / 10) {
-      throw UsageError(flag + " " + text + " is not a number in [0, " + std::to_string(max) + "]");
+      return std::nullopt;
     }
     v = v * 10 + static_cast<std::uint64_t>(c - '0');
   }
   return v;
 }
 
+std::uint64_t parse_uint(const std::string& text, std::uint64_t max) {
+  const auto v = to_uint(text, max);
+  if (!v) throw UsageError(text + " is not an integer in [0, " + std::to_string(max) + "]");
+  return *v;
+}
+
 std::uint32_t parse_u32(const Args& args, const std::string& flag) {
-  return static_cast<std::uint32_t>(parse_uint(flag, args.one(flag), 0xFFFFFFFFu));
+  return static_cast<std::uint32_t>(parse_uint(args.one(flag), 0xFFFFFFFFu));
+}
+
+// CLI11 validators: the message says what the flag allows ("--ulp: x is not an integer in
+// [0, 18446744073709551615]"; CLI11 puts the flag's name in front).
+CLI::Validator whole_number(std::uint64_t max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        if (to_uint(text, max)) return {};
+        return text + " is not an integer in [0, " + std::to_string(max) + "]";
+      },
+      "");
+}
+
+CLI::Validator number_list() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t start = 0;
+        for (;;) {
+          const std::size_t comma = text.find(',', start);
+          const std::string part = text.substr(start, comma - start);
+          if (!to_uint(part, 0xFFFFFFFFu)) {
+            return "'" + text + "' is not a comma-separated list of integers in [0, 4294967295] (" +
+                   (part.empty() ? std::string("an empty entry") : "'" + part + "'") + ")";
+          }
+          if (comma == std::string::npos) return {};
+          start = comma + 1;
+        }
+      },
+      "");
+}
+
+// An axis is an integer: 0 .. rank-1, or -rank .. -1 counting from the end as in numpy. Only its
+// form is checked here; the range needs the input's rank (parse_axis).
+CLI::Validator axis_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::string_view digits =
+            text.empty() || text[0] != '-' ? std::string_view(text) : std::string_view(text).substr(1);
+        if (to_uint(digits, ~std::uint64_t{0})) return {};
+        return text + " is not an integer; an axis counts from 0, or from the end when negative "
+                      "(-1 is the last dimension)";
+      },
+      "");
 }
 
 // --axis against the rank it indexes: 0..rank-1, or -rank..-1 counting from the end (numpy). A
-// non-negative value past the rank is left to the operator's own rule (J4, S4, ...).
+// non-negative value past the rank (but within DirectML's UINT Axis) is left to the operator's
+// own rule (J4, S4, ...), which names DirectML's field.
 std::uint32_t parse_axis(const Args& args, std::uint32_t rank) {
   const std::string text = args.one("--axis");
-  if (text.empty() || text[0] != '-') return parse_u32(args, "--axis");
-  const std::string digits = text.substr(1);
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
-    throw UsageError("--axis " + text + " is not a number");
+  const bool negative = text[0] == '-';
+  const auto magnitude = to_uint(negative ? text.substr(1) : text, ~std::uint64_t{0});
+  if (!negative && magnitude && *magnitude <= 0xFFFFFFFFu) return static_cast<std::uint32_t>(*magnitude);
+  if (negative && magnitude && *magnitude <= rank) {
+    const auto back = static_cast<std::uint32_t>(*magnitude);
+    return back == 0 ? 0 : rank - back;
   }
-  const std::string range = "[-" + std::to_string(rank) + ", " + std::to_string(rank - 1) + "]";
-  if (digits.size() > 10 || std::stoull(digits) > rank) {
-    throw UsageError("--axis " + text + " is outside " + range + " for the " +
-                     std::to_string(rank) + "-d input");
-  }
-  const auto back = static_cast<std::uint32_t>(std::stoull(digits));
-  return back == 0 ? 0 : rank - back;
+  throw UsageError("--axis " + text + " is outside [-" + std::to_string(rank) + ", " +
+                   std::to_string(rank - 1) + "] for the " + std::to_string(rank) + "-d input");
 }
 
-std::vector<std::uint32_t> parse_list(const std::string& flag, const std::string& text) {
+std::vector<std::uint32_t> parse_list(const std::string& text) {
   std::vector<std::uint32_t> out;
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = text.find(',', start);
-    out.push_back(static_cast<std::uint32_t>(
-        parse_uint(flag, text.substr(start, comma - start), 0xFFFFFFFFu)));
+    out.push_back(static_cast<std::uint32_t>(parse_uint(text.substr(start, comma - start), 0xFFFFFFFFu)));
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }
 }
 
-FeatureLevel parse_feature_level(const std::string& text) {
-  constexpr FeatureLevel kLevels[] = {
-      FeatureLevel::k1_0, FeatureLevel::k2_0, FeatureLevel::k2_1, FeatureLevel::k3_0,
-      FeatureLevel::k3_1, FeatureLevel::k4_0, FeatureLevel::k4_1, FeatureLevel::k5_0,
-      FeatureLevel::k5_1, FeatureLevel::k5_2, FeatureLevel::k6_0, FeatureLevel::k6_1,
-      FeatureLevel::k6_2, FeatureLevel::k6_3, FeatureLevel::k6_4};
-  constexpr std::string_view kPrefix = "DML_FEATURE_LEVEL_";
+constexpr FeatureLevel kLevels[] = {
+    FeatureLevel::k1_0, FeatureLevel::k2_0, FeatureLevel::k2_1, FeatureLevel::k3_0,
+    FeatureLevel::k3_1, FeatureLevel::k4_0, FeatureLevel::k4_1, FeatureLevel::k5_0,
+    FeatureLevel::k5_1, FeatureLevel::k5_2, FeatureLevel::k6_0, FeatureLevel::k6_1,
+    FeatureLevel::k6_2, FeatureLevel::k6_3, FeatureLevel::k6_4};
+constexpr std::string_view kLevelPrefix = "DML_FEATURE_LEVEL_";
+
+// 4_1, 4.1 or DML_FEATURE_LEVEL_4_1.
+std::optional<FeatureLevel> find_feature_level(const std::string& text) {
   // Built by appending: GCC 12's -Wrestrict misfires on "literal" + std::string&& at -O2.
-  std::string t(text.rfind(kPrefix, 0) == 0 ? "" : kPrefix);
+  std::string t(text.rfind(kLevelPrefix, 0) == 0 ? "" : kLevelPrefix);
   t += text;
   std::replace(t.begin(), t.end(), '.', '_');
-  std::string known;
   for (FeatureLevel level : kLevels) {
-    const std::string name = feature_level_name(level);
-    if (name == t) return level;
-    if (!known.empty()) known += ' ';
-    known.append(name, kPrefix.size());
+    if (feature_level_name(level) == t) return level;
   }
-  throw UsageError("--feature-level " + text + " is not a DirectML feature level (" + known + ")");
+  return std::nullopt;
 }
 
-Args parse_args(int argc, char** argv) {
-  Args args;
-  if (argc < 2) throw UsageError("no operator given");
-  args.op = argv[1];
-  if (kOperators.count(args.op) == 0) {
-    throw UsageError("unknown operator '" + args.op +
-                     "'; the operators are join, split, scatter, gather_nd1, reverse_subsequences");
+CLI::Validator feature_level_name_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (find_feature_level(text)) return {};
+        std::string known;
+        for (FeatureLevel level : kLevels) {
+          if (!known.empty()) known += ' ';
+          known.append(feature_level_name(level), kLevelPrefix.size());
+        }
+        return text + " is not a DirectML feature level (" + known + ")";
+      },
+      "");
+}
+
+// The flags of each operator command, as CLI11 options. Every value is kept as typed (validated
+// here) and read into Args after the parse, so the operators keep one representation of it.
+struct Command {
+  CLI::App* app = nullptr;
+  std::vector<CLI::Option*> options;
+};
+
+Command add_operator(CLI::App& app, const std::string& name, const std::string& description) {
+  Command c{app.add_subcommand(name, description), {}};
+  c.app->group("Commands");
+  // Unknown flags are collected, not refused by CLI11, so the message can say which operator a
+  // misplaced flag belongs to.
+  c.app->allow_extras();
+  return c;
+}
+
+CLI::Option* value(Command& c, const std::string& flag, const std::string& help,
+                   const std::string& type = "FILE") {
+  CLI::Option* o = c.app->add_option(flag, help);
+  o->type_name(type);
+  c.options.push_back(o);
+  return o;
+}
+
+CLI::Option* files(Command& c, const std::string& flag, const std::string& help) {
+  CLI::Option* o = value(c, flag, help);
+  o->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  return o;
+}
+
+CLI::Option* flag(Command& c, const std::string& name, const std::string& help) {
+  CLI::Option* o = c.app->add_flag(name, help);
+  c.options.push_back(o);
+  return o;
+}
+
+CLI::Option* axis(Command& c, const std::string& help) {
+  return value(c, "--axis", help, "INT")->required()->check(axis_number());
+}
+
+constexpr const char* kAxisHelp =
+    "Axis: 0 .. rank-1, or -rank .. -1 counting from the end as in numpy";
+
+void add_common(Command& c) {
+  const std::string group = "Output and comparison";
+  files(c, "--out",
+        "write the golden output (C order, .npy 1.0); never the same file as one the call reads")
+      ->group(group);
+  files(c, "--actual",
+        "the device's output to compare with the golden one (its sizes may differ by leading 1s)")
+      ->group(group);
+  files(c, "--untouched",
+        "the output buffer's contents before the dispatch, so a skipped dispatch is named")
+      ->group(group);
+  flag(c, "--nan-equal", "every NaN equals every NaN (float types)")->group(group);
+  value(c, "--ulp", "float elements within N ULP match; -0 == +0", "N")
+      ->check(whole_number(~std::uint64_t{0}))
+      ->group(group);
+  value(c, "--max-report", "how many differing elements to list (default 10)", "N")
+      ->check(whole_number(1000000000))
+      ->group(group);
+  value(c, "--feature-level",
+        "the DirectML feature level to validate against, e.g. 4_1 (default: the newest)", "LEVEL")
+      ->check(feature_level_name_check())
+      ->group(group);
+}
+
+std::vector<Command> add_operators(CLI::App& app) {
+  std::vector<Command> commands;
+  {
+    Command c = add_operator(app, "join", "DML_JOIN_OPERATOR_DESC: concatenate the inputs along --axis");
+    axis(c, std::string(kAxisHelp) + " (of the first input)");
+    files(c, "--input", "InputTensors[i], once per input, in order")->required();
+    commands.push_back(c);
   }
-  const auto& own = kOperatorFlags.at(args.op);
-  for (int i = 2; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (own.count(flag) == 0 && kCommonFlags.count(flag) == 0) {
-      bool known = false;
-      for (const auto& [op, flags] : kOperatorFlags) known = known || flags.count(flag) != 0;
-      throw UsageError(known ? flag + " is not a flag of " + args.op
-                             : "unknown flag '" + flag + "'");
-    }
-    if (args.has(flag) && kRepeatable.count(flag) == 0) throw UsageError(flag + " given twice");
-    if (kSwitches.count(flag) != 0) {
-      args.values[flag].push_back("");
-      continue;
-    }
-    if (i + 1 >= argc) throw UsageError(flag + " needs a value");
-    args.values[flag].push_back(argv[++i]);
+  {
+    Command c = add_operator(app, "split",
+                             "DML_SPLIT_OPERATOR_DESC: split the input along --axis into pieces "
+                             "that keep its rank (as numpy.split)");
+    axis(c, kAxisHelp);
+    value(c, "--input", "InputTensor")->required();
+    CLI::Option* pieces =
+        value(c, "--pieces", "the pieces' sizes along the axis, e.g. 2,1,3", "N,N,...")
+            ->check(number_list());
+    value(c, "--count", "N equal pieces", "N")->check(whole_number(0xFFFFFFFFu))->excludes(pieces);
+    value(c, "--out-prefix", "write piece i to PREFIXi.npy (instead of --out once per piece)",
+          "PREFIX");
+    commands.push_back(c);
   }
-  return args;
+  {
+    Command c = add_operator(app, "scatter",
+                             "DML_SCATTER_OPERATOR_DESC (scatter elements): the input with each "
+                             "update stored where its index says along --axis");
+    axis(c, kAxisHelp);
+    value(c, "--input", "InputTensor")->required();
+    value(c, "--indices", "IndicesTensor (any integer type; negative counts from the end)")
+        ->required();
+    value(c, "--updates", "UpdatesTensor, shaped like the indices")->required();
+    flag(c, "--clamp-indices",
+         "an index outside [-n, n-1] is clamped into [0, n-1] instead of being an error");
+    value(c, "--duplicates",
+          "last (default): where updates collide the last one in row-major order is written and "
+          "--actual accepts any of them; reject: colliding updates are an error (exit 2)",
+          "last|reject")
+        ->check(CLI::IsMember({"last", "reject"}));
+    commands.push_back(c);
+  }
+  {
+    Command c = add_operator(
+        app, "gather_nd1",
+        "DML_GATHER_ND1_OPERATOR_DESC (ONNX GatherND): gather the slices the index tuples name; "
+        "the output is written and reported with numpy's/ONNX's shape");
+    value(c, "--input", "InputTensor")->required();
+    value(c, "--indices", "IndicesTensor (any integer type; negative counts from the end)")
+        ->required();
+    value(c, "--input-dims", "InputDimensionCount r (default: the input file's rank)", "N")
+        ->check(whole_number(0xFFFFFFFFu));
+    value(c, "--indices-dims", "IndicesDimensionCount q (default: the indices file's rank)", "N")
+        ->check(whole_number(0xFFFFFFFFu));
+    value(c, "--batch-dims", "BatchDimensionCount b (default 0), as ONNX's batch_dims", "N")
+        ->check(whole_number(0xFFFFFFFFu));
+    flag(c, "--clamp-indices",
+         "an index outside [-n, n-1] is clamped into [0, n-1] instead of being an error");
+    commands.push_back(c);
+  }
+  {
+    Command c = add_operator(app, "reverse_subsequences",
+                             "DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC: reverse the first L elements "
+                             "of each sequence along --axis");
+    axis(c, kAxisHelp);
+    value(c, "--input", "InputTensor")->required();
+    value(c, "--lengths",
+          "SequenceLengthsTensor: the input's sizes with 1 at the axis, or without the axis; any "
+          "integer type whose values are lengths (>= 0)")
+        ->required();
+    commands.push_back(c);
+  }
+  for (Command& c : commands) {
+    add_common(c);
+    c.app->footer("exit status: 0 written / matches, 1 does not match, 2 bad usage or invalid input "
+                  "(nothing is written).\ndocs/cli.md: what each flag means in DirectML's terms.");
+  }
+  return commands;
+}
+
+// Which operator command owns `flag` (for the message about a misplaced one), or "".
+std::string owner_of(const std::vector<Command>& commands, const std::string& flag) {
+  for (const Command& c : commands) {
+    for (const CLI::Option* o : c.options) {
+      if (o->check_name(flag)) return c.app->get_name();
+    }
+  }
+  return "";
+}
+
+// The parsed command line of the operator command that was given.
+Args args_of(const std::vector<Command>& commands) {
+  for (const Command& c : commands) {
+    if (!c.app->parsed()) continue;
+    Args args;
+    args.op = c.app->get_name();
+    const std::vector<std::string> extras = c.app->remaining();
+    if (!extras.empty()) {
+      // CLI11 keeps "--flag=value" whole; the flag is the part before '='.
+      const std::string& first = extras.front();
+      const std::string flag_name = first.substr(0, first.find('='));
+      if (flag_name.rfind("-", 0) != 0) {
+        throw UsageError("unexpected argument '" + first + "' for " + args.op +
+                         " (every value follows its flag)");
+      }
+      const std::string owner = owner_of(commands, flag_name);
+      throw UsageError(owner.empty() ? "unknown flag '" + flag_name + "' for " + args.op
+                                     : flag_name + " is not a flag of " + args.op + " (it is one of " +
+                                           owner + ")");
+    }
+    for (const CLI::Option* o : c.options) {
+      if (o->count() == 0) continue;
+      std::vector<std::string>& v = args.values[o->get_name()];
+      if (o->get_expected_min() == 0) {
+        v.push_back("");  // a switch
+      } else {
+        v = o->results();
+      }
+    }
+    return args;
+  }
+  throw UsageError(std::string("no operator given; the operators are ") + kOperatorNames);
 }
 
 // The array under `sizes`, when its sizes equal `sizes` up to leading 1s (DirectML pads ranks with
@@ -270,6 +441,77 @@ NpyArray conform(NpyArray a, const std::vector<std::uint32_t>& sizes, DataType t
   });
 }
 
+
+// The same array in C order (a Fortran-order one is copied), so it can be reshaped.
+NpyArray c_order(NpyArray a) {
+  if (!a.fortran_order()) return a;
+  return visit(a.data_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return NpyArray::from_view(a.view<T>(), a.name());
+  });
+}
+
+// `a`'s integer values as elements of To (each fits: the callers check).
+template <class To>
+NpyArray converted(const NpyArray& a) {
+  NpyArray out(data_type_of<To>, a.sizes(), false, a.name());
+  const TensorView<To> dst = out.view<To>();
+  visit(a.data_type(), [&](auto tag) {
+    using From = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<From>) {
+      const TensorView<const From> src = a.view<From>();
+      for_each_coordinate(src.layout(), [&](const Coord& c) { dst[c] = static_cast<To>(src[c]); });
+    }
+  });
+  return out;
+}
+
+bool is_narrow_integer(DataType t) {
+  return t == DataType::Int8 || t == DataType::Int16 || t == DataType::UInt8 ||
+         t == DataType::UInt16;
+}
+
+// Indices of numpy's narrow integer types widened to the 32-bit type of the same signedness,
+// which every feature level takes (SC3, G3); the values are unchanged.
+NpyArray as_indices(NpyArray a) {
+  if (!is_narrow_integer(a.data_type())) return a;
+  const bool is_signed = a.data_type() == DataType::Int8 || a.data_type() == DataType::Int16;
+  return is_signed ? converted<std::int32_t>(a) : converted<std::uint32_t>(a);
+}
+
+// Lengths of any integer type (numpy's default is int64): DirectML takes UINT32 or UINT64 (R4),
+// so the values are converted when every one is a length, to UINT32 when each fits in it (every
+// feature level takes UINT32), else to UINT64. A negative value is an error naming it.
+NpyArray as_lengths(NpyArray a) {
+  const DataType t = a.data_type();
+  if (t == DataType::UInt32 || t == DataType::UInt64) return a;
+  bool fits_u32 = true;
+  const bool integral = visit(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      const TensorView<const T> v = a.view<T>();
+      for_each_coordinate(v.layout(), [&](const Coord& c) {
+        if constexpr (std::is_signed_v<T>) {
+          if (v[c] < 0) {
+            throw UsageError("REVERSE_SUBSEQUENCES: --lengths '" + a.name() + "' holds " +
+                             std::string(data_type_name(t)) + " values and the one at " +
+                             detail::coordinate_string(c, v.layout().rank) + " is " +
+                             std::to_string(v[c]) +
+                             "; a length is at least 0 (SequenceLengthsTensor.DataType is "
+                             "UINT32 or UINT64) [R4]");
+          }
+        }
+        if (static_cast<std::uint64_t>(v[c]) > 0xFFFFFFFFu) fits_u32 = false;
+      });
+      return true;
+    } else {
+      return false;
+    }
+  });
+  if (!integral) return a;  // floats stay as they are: R4 names their type
+  return fits_u32 ? converted<std::uint32_t>(a) : converted<std::uint64_t>(a);
+}
+
 struct Outputs {
   std::vector<NpyArray> arrays;
   std::vector<std::string> names;  // DirectML's: OutputTensor, OutputTensors[i]
@@ -287,15 +529,12 @@ std::vector<std::uint32_t> padded(const std::vector<std::uint32_t>& sizes, std::
 class Checker {
  public:
   explicit Checker(Args args) : args_(std::move(args)) {
-    if (args_.has("--feature-level")) level_ = parse_feature_level(args_.one("--feature-level"));
+    if (args_.has("--feature-level")) level_ = *find_feature_level(args_.one("--feature-level"));
     if (args_.has("--max-report")) {
-      compare_.max_report = static_cast<std::size_t>(
-          parse_uint("--max-report", args_.one("--max-report"), 1000000000));
+      compare_.max_report = static_cast<std::size_t>(parse_uint(args_.one("--max-report"), 1000000000));
     }
     compare_.nan_equal = args_.has("--nan-equal");
-    if (args_.has("--ulp")) {
-      compare_.ulp_tolerance = parse_uint("--ulp", args_.one("--ulp"), ~std::uint64_t{0});
-    }
+    if (args_.has("--ulp")) compare_.ulp_tolerance = parse_uint(args_.one("--ulp"), ~std::uint64_t{0});
     if (!args_.has("--out") && !args_.has("--out-prefix") && !args_.has("--actual")) {
       throw UsageError("nothing to do: give --out (or --out-prefix) to write the golden output, "
                        "--actual to compare one, or both");
@@ -339,8 +578,6 @@ class Checker {
   }
 
   void run_join() {
-    if (!args_.has("--input")) throw UsageError("join needs --input (once per input)");
-    (void)args_.one("--axis");  // a missing --axis is reported before any file is read
     for (const std::string& path : args_.all("--input")) inputs_.push_back(load(path));
     const std::uint32_t axis = parse_axis(args_, inputs_[0].rank());
     std::vector<std::vector<std::uint32_t>> sizes;
@@ -365,7 +602,6 @@ class Checker {
   }
 
   void run_split() {
-    (void)args_.one("--axis");
     const NpyArray& input = inputs_.emplace_back(load(args_.one("--input")));
     const std::uint32_t axis = parse_axis(args_, input.rank());
     if (args_.has("--pieces") == args_.has("--count")) {
@@ -373,8 +609,7 @@ class Checker {
     }
     const auto sizes =
         args_.has("--pieces")
-            ? infer_split_output_sizes(input.sizes(), axis,
-                                       parse_list("--pieces", args_.one("--pieces")))
+            ? infer_split_output_sizes(input.sizes(), axis, parse_list(args_.one("--pieces")))
             : infer_split_output_sizes(input.sizes(), axis, parse_u32(args_, "--count"));
     outputs_.arrays.reserve(sizes.size());  // descs below point into the arrays
     for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -417,13 +652,8 @@ class Checker {
   }
 
   void run_scatter() {
-    if (args_.has("--nan-equal") || args_.has("--ulp")) {
-      throw UsageError("--nan-equal and --ulp do not apply to scatter: its duplicate-aware "
-                       "check is bit-exact");
-    }
-    (void)args_.one("--axis");
     inputs_.push_back(load(args_.one("--input")));
-    inputs_.push_back(load(args_.one("--indices")));
+    inputs_.push_back(as_indices(load(args_.one("--indices"))));
     inputs_.push_back(load(args_.one("--updates")));
     const std::uint32_t axis = parse_axis(args_, inputs_[0].rank());
     NpyArray& out = add_output(inputs_[0].data_type(), inputs_[0].sizes(), "OutputTensor");
@@ -445,7 +675,7 @@ class Checker {
 
   void run_gather_nd1() {
     NpyArray input = load(args_.one("--input"));
-    NpyArray indices = load(args_.one("--indices"));
+    NpyArray indices = as_indices(load(args_.one("--indices")));
     const std::uint32_t r = args_.has("--input-dims") ? parse_u32(args_, "--input-dims") : input.rank();
     const std::uint32_t q =
         args_.has("--indices-dims") ? parse_u32(args_, "--indices-dims") : indices.rank();
@@ -485,10 +715,17 @@ class Checker {
   }
 
   void run_reverse_subsequences() {
-    (void)args_.one("--axis");
     inputs_.push_back(load(args_.one("--input")));
-    inputs_.push_back(load(args_.one("--lengths")));
+    NpyArray lengths = as_lengths(load(args_.one("--lengths")));
     const std::uint32_t axis = parse_axis(args_, inputs_[0].rank());
+    // Lengths without the axis dimension (numpy's natural shape) get it back, as size 1 (R3).
+    if (lengths.rank() + 1 == inputs_[0].rank() && axis < inputs_[0].rank()) {
+      std::vector<std::uint32_t> sizes = lengths.sizes();
+      sizes.insert(sizes.begin() + axis, 1);
+      lengths = c_order(std::move(lengths));
+      lengths.reshape(sizes);
+    }
+    inputs_.push_back(std::move(lengths));
     NpyArray& out = add_output(inputs_[0].data_type(), inputs_[0].sizes(), "OutputTensor");
     const BufferTensorDesc in_desc = inputs_[0].desc(), len_desc = inputs_[1].desc(),
                            out_desc = out.desc();
@@ -579,12 +816,24 @@ class Checker {
       throw UsageError(args_.op + " has " + std::to_string(n) + " output(s) but " +
                        std::to_string(untouched_paths.size()) + " --untouched were given");
     }
-    // Load and conform everything first, so bad input is exit 2 before any report is printed.
-    std::vector<NpyArray> actual, untouched;
+    // Load and conform everything first, so bad input is exit 2 before any report is printed. An
+    // --actual of other sizes (beyond leading 1s) is a wrong result, not bad input: exit 1.
+    std::vector<std::optional<NpyArray>> actual;
+    std::vector<std::string> actual_sizes;  // of each --actual as read
+    std::vector<NpyArray> untouched;
     for (std::size_t i = 0; i < n; ++i) {
-      const NpyArray& golden = outputs_.arrays[i];
-      actual.push_back(
-          conform(load(actual_paths[i]), golden.sizes(), golden.data_type(), "--actual"));
+      NpyArray& golden = outputs_.arrays[i];
+      // GATHER_ND1 is compared in the shape it is written in. (This moves the array's sizes: a
+      // description taken of it before, like descs_[3], no longer applies.)
+      if (i < outputs_.file_sizes.size()) golden.reshape(outputs_.file_sizes[i]);
+      NpyArray a = load(actual_paths[i]);
+      actual_sizes.push_back(a.layout().sizes_string());
+      if (a.data_type() == golden.data_type() &&
+          without_leading_ones(a.sizes()) != without_leading_ones(golden.sizes())) {
+        actual.emplace_back();
+      } else {
+        actual.emplace_back(conform(std::move(a), golden.sizes(), golden.data_type(), "--actual"));
+      }
       if (!untouched_paths.empty()) {
         untouched.push_back(
             conform(load(untouched_paths[i]), golden.sizes(), golden.data_type(), "--untouched"));
@@ -595,16 +844,27 @@ class Checker {
       const NpyArray& golden = outputs_.arrays[i];
       CompareOptions options = compare_;
       options.name = outputs_.names[i] + " ('" + actual_paths[i] + "')";
+      if (!actual[i]) {
+        std::cout << options.name << " " << data_type_name(golden.data_type()) << ": the actual "
+                  << "output has sizes " << actual_sizes[i] << " but the golden output has "
+                  << golden.layout().sizes_string() << " (they may differ only by leading 1s)\n";
+        all_match = false;
+        continue;
+      }
+      const NpyArray& got = *actual[i];
       std::optional<ConstBuffer> before;
       if (!untouched.empty()) before = untouched[i].buffer();
-      const CompareResult result =
-          compare(golden.desc(), golden.buffer(), actual[i].buffer(), options, before);
+      if (args_.op == "scatter" && (compare_.nan_equal || compare_.ulp_tolerance)) {
+        all_match = check_scatter_within_tolerance(golden, got, options, before) && all_match;
+        continue;
+      }
+      const CompareResult result = compare(golden.desc(), golden.buffer(), got.buffer(), options, before);
       if (args_.op == "scatter") {
         // Where two updates collide DirectML guarantees no winner: accept any of them.
-        const BufferTensorDesc actual_desc = actual[i].desc();
+        const BufferTensorDesc actual_desc = got.desc();
         const auto check = check_scatter_result(
             scatter_desc(scatter_axis_, &actual_desc), inputs_[0].buffer(), inputs_[1].buffer(),
-            inputs_[2].buffer(), actual[i].buffer(), scatter_options(), compare_.max_report);
+            inputs_[2].buffer(), got.buffer(), scatter_options(), compare_.max_report);
         std::cout << options.name << ": " << check.to_string() << "\n" << result.notes();
         all_match = all_match && check.ok();
       } else {
@@ -613,6 +873,52 @@ class Checker {
       }
     }
     return all_match ? 0 : 1;
+  }
+
+  // SCATTER under --ulp / --nan-equal: an element that several updates target matches when it
+  // matches any one of them under the tolerance; every other element, when it matches the golden
+  // value. The golden output with each such element replaced by the actual value is compared with
+  // the actual output under the tolerance, so the report is compare's, plus the candidates of each
+  // colliding element reported.
+  bool check_scatter_within_tolerance(const NpyArray& golden, const NpyArray& got,
+                                      const CompareOptions& options,
+                                      std::optional<ConstBuffer> before) const {
+    const BufferTensorDesc golden_desc = golden.desc();
+    const auto collisions =
+        find_scatter_collisions(scatter_desc(scatter_axis_, &golden_desc), inputs_[0].buffer(),
+                                inputs_[1].buffer(), inputs_[2].buffer(), scatter_options());
+    NpyArray accepted = golden;
+    visit(golden.data_type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const TensorView<T> want = accepted.view<T>();
+      const TensorView<const T> have = got.view<T>();
+      for (const auto& collision : collisions) {
+        const Coord& c = collision.output_coordinate;
+        for (const auto& candidate : collision.candidates) {
+          if (elements_match(detail::scatter_element_from_bits<T>(candidate.value.bits), have[c],
+                             options)) {
+            want[c] = have[c];
+            break;
+          }
+        }
+      }
+    });
+    const CompareResult result =
+        compare(accepted.desc(), accepted.buffer(), got.buffer(), options, before);
+    std::cout << result.to_string();
+    if (!collisions.empty()) {
+      std::cout << "  " << collisions.size() << " colliding output element"
+                << (collisions.size() == 1 ? " accepts" : "s accept")
+                << " any one of its updates\n";
+    }
+    std::set<Coord> reported;
+    for (const Mismatch& m : result.mismatches) reported.insert(m.coordinate);
+    for (const auto& collision : collisions) {
+      if (reported.count(collision.output_coordinate) != 0) {
+        std::cout << "  colliding: " << collision.to_string() << "\n";
+      }
+    }
+    return result.passed();
   }
 
   Args args_;
@@ -627,6 +933,7 @@ class Checker {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The suite's commands parse their own flags (suite_generate.cpp, suite_verify.cpp).
   if (argc >= 2 && (std::string_view(argv[1]) == "generate" || std::string_view(argv[1]) == "verify")) {
     try {
       return std::string_view(argv[1]) == "generate" ? dmlref_suite::generate_main(argc - 1, argv + 1)
@@ -636,27 +943,43 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
-      std::cout << kHelp;
-      return 0;
-    }
-    if (std::string_view(argv[i]) == "--version") {
-      std::cout << "dmlref-check " << DMLREF_VERSION_STRING << "\n";
-      return 0;
-    }
-  }
+  CLI::App app("dmlref-check: DirectML's data-movement operators on .npy files, from dmlref's "
+               "golden model",
+               "dmlref-check");
+  app.set_version_flag("--version", std::string("dmlref-check ") + DMLREF_VERSION_STRING,
+                       "print the version of dmlref and exit");
+  app.set_help_all_flag("--help-all", "every command's flags");
+  app.require_subcommand(0, 1);
+  app.get_formatter()->label("SUBCOMMAND", "COMMAND");
+  const std::vector<Command> commands = add_operators(app);
+  // Listed with the operators; main() hands them their arguments before CLI11 parses anything.
+  app.add_subcommand("generate", "write a conformance suite of DxDispatch models")->group("Commands");
+  app.add_subcommand("verify", "grade a device's results of a suite")->group("Commands");
+  app.footer(kFooter);  // after the commands, which would inherit it
+  std::string hint = "dmlref-check --help lists the commands";
   try {
-    Checker checker(parse_args(argc, argv));
+    if (argc >= 2 && argv[1][0] != '-') {
+      const std::string command = argv[1];
+      if (std::none_of(commands.begin(), commands.end(),
+                       [&](const Command& c) { return c.app->get_name() == command; })) {
+        throw UsageError("unknown command '" + command + "'; the operators are " + kOperatorNames +
+                         "; generate and verify handle conformance suites");
+      }
+      hint = "dmlref-check " + command + " --help lists its flags";
+    }
+    app.parse(argc, argv);
+    Checker checker(args_of(commands));
     return checker.run();
-  } catch (const UsageError& e) {
-    std::cerr << "dmlref-check: " << e.what() << "\n(dmlref-check --help lists the flags)\n";
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "dmlref-check: " << e.what() << "\n(" << hint << ")\n";
     return 2;
-  } catch (const dmlref::Error& e) {
-    // Validation of the inputs, a .npy problem, or a file that cannot be opened.
-    std::cerr << "dmlref-check: " << e.what() << "\n";
+  } catch (const UsageError& e) {
+    std::cerr << "dmlref-check: " << e.what() << "\n(" << hint << ")\n";
     return 2;
   } catch (const std::exception& e) {
+    // Validation of the inputs, a .npy problem, or a file that cannot be opened.
     std::cerr << "dmlref-check: " << e.what() << "\n";
     return 2;
   }

@@ -132,7 +132,8 @@ inline Layout npy_layout(std::span<const std::uint32_t> sizes, bool fortran_orde
 inline void npy_swap_to_native(std::span<std::byte> bytes, std::size_t element_bytes) noexcept {
   if constexpr (std::endian::native == std::endian::big) {
     for (std::size_t i = 0; i + element_bytes <= bytes.size(); i += element_bytes) {
-      std::reverse(bytes.begin() + i, bytes.begin() + i + element_bytes);
+      const std::span<std::byte> element = bytes.subspan(i, element_bytes);
+      std::reverse(element.begin(), element.end());
     }
   } else {
     (void)bytes;
@@ -568,8 +569,8 @@ class NpyArray {
       const std::size_t step = std::min(std::max(at, std::size_t{1} << 16), std::size_t{1} << 26);
       const std::size_t chunk = std::min(data_bytes - at, step);
       a.storage_.resize(at + chunk);
-      const std::size_t got = read_some(in, a.storage_.data() + at, chunk, a.name_);
-      if (got < chunk) detail::check_npy_data_size(a.name_, h, at + got);
+      const std::size_t arrived = read_some(in, a.storage_.data() + at, chunk, a.name_);
+      if (arrived < chunk) detail::check_npy_data_size(a.name_, h, at + arrived);
     }
     a.storage_.resize(a.storage_size(), std::byte{0});
     if (in.peek() != std::char_traits<char>::eof()) {
