@@ -17,6 +17,12 @@
 #define DMLREF_SINGLE_HEADER_DMLREF_DMLREF_HPP
 // dmlref: a CPU golden model of DirectML's data-movement operators. The one header to include.
 
+// A C++17 (or older) build stops here with one message instead of pages of errors about concepts.
+// MSVC reports its language version in _MSVC_LANG (__cplusplus only with /Zc:__cplusplus).
+#if (defined(_MSVC_LANG) ? _MSVC_LANG : __cplusplus) < 202002L
+#error "dmlref needs C++20: compile with -std=c++20 (g++, clang++) or /std:c++20 (MSVC)"
+#else
+
 // ---- begin dmlref/core.hpp ----------------------------------------------------------------------
 #ifndef DMLREF_SINGLE_HEADER_DMLREF_CORE_HPP
 #define DMLREF_SINGLE_HEADER_DMLREF_CORE_HPP
@@ -1566,6 +1572,12 @@ struct CompareResult {
   bool actual_untouched = false;           // actual equals the pre-dispatch contents, expected does not
   bool untouched_equals_expected = false;  // a skipped dispatch could not be noticed
   bool tolerance_ignored = false;          // a ULP tolerance was given for an integer type
+  // Over every mismatch whose two values are numbers (a NaN on either side is left out):
+  // the largest |actual - expected| (computed in double) and the largest ULP distance (float
+  // types: positions on the ordered integer line, as for ulp_tolerance; integer types: the exact
+  // difference). nullopt when no mismatch has two numbers (none at all, or only NaNs).
+  std::optional<double> max_abs_diff;
+  std::optional<std::uint64_t> max_ulp_diff;
   CompareOptions options;
 
   bool passed() const noexcept { return mismatch_count == 0; }
@@ -1758,6 +1770,31 @@ inline void check_same_shape(std::string_view what, const Layout& expected, cons
 
 namespace detail {
 
+// Folds one mismatch into result.max_abs_diff and result.max_ulp_diff.
+template <class T>
+void note_difference(const T& expected, const T& actual, CompareResult& result) {
+  double abs_diff = 0;
+  std::uint64_t ulps = 0;
+  if constexpr (is_float_element<T>) {
+    if (element_is_nan(expected) || element_is_nan(actual)) return;
+    const auto e = static_cast<double>(expected);
+    const auto a = static_cast<double>(actual);
+    abs_diff = a > e ? a - e : e - a;
+    ulps = ulp_distance(expected, actual);
+  } else {
+    // Two's complement: the difference of the values widened to 64 bits, taken in the right order,
+    // is exact as an unsigned number.
+    using Wide = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+    const auto e = static_cast<Wide>(expected);
+    const auto a = static_cast<Wide>(actual);
+    ulps = a > e ? static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(e)
+                 : static_cast<std::uint64_t>(e) - static_cast<std::uint64_t>(a);
+    abs_diff = static_cast<double>(ulps);
+  }
+  if (!result.max_abs_diff || abs_diff > *result.max_abs_diff) result.max_abs_diff = abs_diff;
+  if (!result.max_ulp_diff || ulps > *result.max_ulp_diff) result.max_ulp_diff = ulps;
+}
+
 template <class T>
 CompareResult compare_views(const TensorView<const T>& expected, const TensorView<const T>& actual,
                             const TensorView<const T>* untouched, const CompareOptions& options) {
@@ -1796,6 +1833,7 @@ CompareResult compare_views(const TensorView<const T>& expected, const TensorVie
     }
     if (elements_match(e, a, options)) return;
     ++result.mismatch_count;
+    note_difference(e, a, result);
     if (result.mismatches.size() >= options.max_report) return;
     Mismatch m;
     m.rank = expected.rank();
@@ -5250,7 +5288,8 @@ inline Layout npy_layout(std::span<const std::uint32_t> sizes, bool fortran_orde
 inline void npy_swap_to_native(std::span<std::byte> bytes, std::size_t element_bytes) noexcept {
   if constexpr (std::endian::native == std::endian::big) {
     for (std::size_t i = 0; i + element_bytes <= bytes.size(); i += element_bytes) {
-      std::reverse(bytes.begin() + i, bytes.begin() + i + element_bytes);
+      const std::span<std::byte> element = bytes.subspan(i, element_bytes);
+      std::reverse(element.begin(), element.end());
     }
   } else {
     (void)bytes;
@@ -5686,8 +5725,8 @@ class NpyArray {
       const std::size_t step = std::min(std::max(at, std::size_t{1} << 16), std::size_t{1} << 26);
       const std::size_t chunk = std::min(data_bytes - at, step);
       a.storage_.resize(at + chunk);
-      const std::size_t got = read_some(in, a.storage_.data() + at, chunk, a.name_);
-      if (got < chunk) detail::check_npy_data_size(a.name_, h, at + got);
+      const std::size_t arrived = read_some(in, a.storage_.data() + at, chunk, a.name_);
+      if (arrived < chunk) detail::check_npy_data_size(a.name_, h, at + arrived);
     }
     a.storage_.resize(a.storage_size(), std::byte{0});
     if (in.peek() != std::char_traits<char>::eof()) {
@@ -9009,5 +9048,7 @@ DMLREF_RUNTIME_INSTANCE(void split<void>(const SplitOperatorDesc&, ConstBuffer,
 // ---- end dmlref/ops/split.hpp -------------------------------------------------------------------
 
 // Checking a SCATTER result computed elsewhere (ops/scatter.hpp includes it too).
+
+#endif  // C++20
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_DMLREF_HPP
 // ---- end dmlref/dmlref.hpp ----------------------------------------------------------------------
