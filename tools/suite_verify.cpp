@@ -379,7 +379,12 @@ std::string compare_output(const fs::path& suite, const CaseSpec& c, const Outpu
     }
     std::list<detail::DescStore> store;
     const dmlref::Layout layout = dmlref::detail::layout_of_desc(*detail::parse_tensor(store, *t));
-    if (layout.element_count() <= count) {
+    std::uint64_t coordinates = 1;  // saturates: 65535^8 must not wrap around
+    for (std::uint32_t d = 0; d < layout.rank && coordinates <= count; ++d) {
+      const auto size = static_cast<std::uint64_t>(layout.sizes[d]);
+      coordinates = size != 0 && coordinates > count / size ? count + 1 : coordinates * size;
+    }
+    if (coordinates <= count) {
       std::set<std::uint64_t> wanted;
       for (const Raw& m : first) wanted.insert(m.element);
       dmlref::for_each_coordinate(layout, [&](const dmlref::Coord& co) {
