@@ -455,6 +455,12 @@ Outcome judge(const fs::path& suite, const fs::path& results, const CaseSpec& c,
   } catch (const cli::FileRefused&) {
     have_log = false;
   }
+  // PowerShell 5's own redirection writes UTF-16: its messages are found in the low bytes.
+  if (log.rfind("\xFF\xFE", 0) == 0) {
+    std::string narrow;
+    for (std::size_t i = 2; i + 1 < log.size(); i += 2) narrow += log[i + 1] == '\0' ? log[i] : '?';
+    log = std::move(narrow);
+  }
   const std::string code_text = std::to_string(code->value);
   if (!c.valid) {
     if (code->value == 0) {
