@@ -9,8 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <regex.h>
+
 #include <iostream>
-#include <regex>
 #include <set>
 
 namespace dmlref_suite {
@@ -75,7 +76,8 @@ VerifyArgs parse_verify(int argc, char** argv, bool& help_shown) {
   app.add_option("SUITE", a.suite, "the suite directory (dmlref-check generate --out)")->required();
   app.add_option("--results", a.results, "the directory a runner filled: RESULTS/<op>/<case>/...")->required();
   app.add_option("--filter", a.filter,
-                 "grade only the cases whose <op>/<case> name this regular expression matches (ECMAScript)");
+                 "grade only the cases whose <op>/<case> name this regular expression matches (POSIX extended, as "
+                 "run_suite.sh's --filter)");
   app.add_option("--expect-fail", a.expect_fail,
                  "a file of <op>/<case> names, one a line (# comments): such a case that fails is an "
                  "'expected failure' and does not fail the run; one that passes is 'fixed'");
@@ -645,13 +647,23 @@ int verify_main(int argc, char** argv) {
   if (!a.json.empty()) targets.emplace_back("--json", a.json);
   if (!a.junit.empty()) targets.emplace_back("--junit", a.junit);
   for (const auto& [flag, path] : targets) check_target_place(flag, path, suite);
-  std::optional<std::regex> filter;
-  if (!a.filter.empty()) {
-    try {
-      filter.emplace(a.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw UsageError("verify: --filter '" + display_text(a.filter) + "' is not a regular expression: " + e.what());
+  // POSIX extended syntax, as the bash runner's --filter (=~) reads it.
+  struct Filter {
+    regex_t re{};
+    bool active = false;
+    ~Filter() {
+      if (active) regfree(&re);
     }
+    bool matches(const std::string& s) const { return !active || regexec(&re, s.c_str(), 0, nullptr, 0) == 0; }
+  } filter;
+  if (!a.filter.empty()) {
+    const int error = regcomp(&filter.re, a.filter.c_str(), REG_EXTENDED | REG_NOSUB);
+    if (error != 0) {
+      char message[256];
+      regerror(error, &filter.re, message, sizeof message);
+      throw UsageError("verify: --filter '" + display_text(a.filter) + "' is not a regular expression: " + message);
+    }
+    filter.active = true;
   }
   std::set<std::string> expect_fail;
   if (!a.expect_fail.empty()) expect_fail = read_expect_fail(a.expect_fail);
@@ -664,7 +676,7 @@ int verify_main(int argc, char** argv) {
   try {
     for (const Json& path : suite_json.at("cases").items()) {
       all_names.insert(path.str());
-      if (filter && !std::regex_search(path.str(), *filter)) continue;
+      if (!filter.matches(path.str())) continue;
       cases.push_back(load_case(suite, path.str(), listed));
     }
   } catch (const FormatError& e) {
