@@ -739,6 +739,13 @@ TEST_CASE("suite: the runner never deletes the suite or files it did not write (
         dmlref_suite::read_text(f.suite / path / "expected_0.npy"));
   CHECK(snapshot(f.suite) == before);
   CHECK(f.verify("--results results " + kFew).status == 0);
+  // A case directory of RESULTS that leads into the suite (a symlinked <op>) is skipped.
+  fs::remove_all(f.root / "sneaky");
+  fs::create_directories(f.root / "sneaky");
+  fs::create_directory_symlink(f.suite / "join", f.root / "sneaky" / "join");
+  r = f.run("sneaky", "--filter '^join/00[0-1]_'");
+  CHECK_MESSAGE(contains(r.output, "leads into the suite"), r.output);
+  CHECK(snapshot(f.suite) == before);
 }
 
 TEST_CASE("suite: a simulated conformant device passes through the runner; misbehaviour fails as such (items 9, 10)") {
