@@ -800,6 +800,16 @@ TEST_CASE("suite: a simulated conformant device passes through the runner; misbe
     CHECK_MESSAGE(contains(r.output, "FAIL " + invalid_case(f.suite, "J3") + ": "), r.output);
     CHECK_MESSAGE(contains(r.output, bad.reason), r.output);
   }
+  // Undocumented cases are reported apart: accepting them does not fail the run.
+  r = f.run("bad", "--filter 'invalid_T1[0-3]$'", "accept");
+  r = f.verify("--results bad --filter 'invalid_T1[0-3]$' --junit undocumented.xml");
+  CHECK_MESSAGE(r.status == 1, r.output);  // T13 is documented
+  CHECK(contains(r.output, "FAIL " + invalid_case(f.suite, "T13") + ": accepted an invalid case"));
+  CHECK(contains(r.output, "FAIL [undocumented] " + invalid_case(f.suite, "T10") + ": accepted an invalid case"));
+  CHECK(contains(r.output, "undocumented (DirectML does not document its behaviour; not counted): 3 cases, 0 refused"));
+  const std::string xml = dmlref_suite::read_text(f.root / "undocumented.xml");
+  CHECK(contains(xml, "tests=\"4\" failures=\"1\" skipped=\"3\""));
+  CHECK(f.verify("--results bad --filter 'invalid_T1[0-2]$'").status == 0);
   // A log that PowerShell 5 wrote (UTF-16 after a byte-order mark) is read too.
   REQUIRE(f.run("bad", "--filter 'invalid_J3$'").status == 0);
   std::string utf16 = "\xff\xfe";
