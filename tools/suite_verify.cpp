@@ -49,7 +49,7 @@ struct Outcome {
   std::string rule, stage;
   bool undocumented = false;
   Status status = Status::Passed;
-  std::string reason;
+  std::string reason;  // raw: display_text() where it is printed or written
   std::vector<Mismatch> mismatches;
   std::uint64_t more_mismatches = 0;
 };
@@ -317,7 +317,7 @@ std::string log_reason(const std::string& log_text, bool have_log) {
 std::string compare_output(const fs::path& suite, const CaseSpec& c, const OutputSpec& o, const fs::path& result_dir,
                            std::size_t max_report, Outcome& out) {
   const fs::path case_dir = suite / c.op / c.name;
-  const std::string shown = display_text(o.result);
+  const std::string& shown = o.result;  // reasons are escaped where they are shown
   const std::string expected_bytes = cli::read_regular_file((case_dir / o.expected).string(), kMaxSuiteFileBytes, false, false);
   const dmlref::NpyArray expected = dmlref::read_npy(
       std::as_bytes(std::span<const char>(expected_bytes.data(), expected_bytes.size())), o.expected);
@@ -328,13 +328,13 @@ std::string compare_output(const fs::path& suite, const CaseSpec& c, const Outpu
     actual_bytes = cli::read_regular_file((result_dir / o.result).string(), limit);
   } catch (const cli::FileRefused& e) {
     if (!fs::exists(fs::symlink_status(result_dir / o.result))) return o.tensor + ": no result file " + shown;
-    return o.tensor + ": " + shown + " refused: " + display_text(e.what());
+    return o.tensor + ": " + shown + " refused: " + e.what();
   }
   dmlref::NpyArray actual;
   try {
     actual = dmlref::read_npy(std::as_bytes(std::span<const char>(actual_bytes.data(), actual_bytes.size())), o.result);
   } catch (const dmlref::Error& e) {
-    return o.tensor + ": " + shown + " is not a .npy file of the output: " + display_text(e.what());
+    return o.tensor + ": " + shown + " is not a .npy file of the output: " + e.what();
   }
   const DataType type = expected.data_type();
   if (actual.data_type() != type) {
@@ -430,7 +430,7 @@ Outcome judge(const fs::path& suite, const fs::path& results, const CaseSpec& c,
   const fs::path exit_path = dir / "exit_code";
   if (!fs::exists(fs::symlink_status(exit_path))) {
     o.status = Status::NotRun;
-    o.reason = "not run (no " + display_text(c.path) + "/exit_code in the results)";
+    o.reason = "not run (no " + c.path + "/exit_code in the results)";
     return o;
   }
   o.status = Status::Failed;
@@ -438,7 +438,7 @@ Outcome judge(const fs::path& suite, const fs::path& results, const CaseSpec& c,
   try {
     code = parse_exit_code(cli::read_regular_file(exit_path.string(), kMaxExitCodeBytes));
   } catch (const cli::FileRefused& e) {
-    o.reason = "exit_code refused: " + display_text(e.what());
+    o.reason = std::string("exit_code refused: ") + e.what();
     return o;
   }
   if (!code) {
