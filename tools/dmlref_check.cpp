@@ -54,9 +54,10 @@ exit status: 0 written / matches, 1 does not match, 2 bad usage or invalid input
 A call that exits 2 writes nothing: --out files are written to a temporary file next to the
 target and renamed into place only once everything (the comparison included) has succeeded.
 
-conformance suites of DxDispatch models (README.md: "Run the suite on a DirectML device"):
+conformance suites of DxDispatch models (docs/suite.md; `dmlref-check generate --help`):
   generate --out DIR [--ops join,split,...] [--feature-level 5_0] [--seed N] [--max-bytes M] [--overwrite]
-  verify DIR --results RESULTS [--junit FILE] [--max-report N]
+  verify SUITE --results DIR [--filter REGEX] [--expect-fail FILE] [--json FILE] [--junit FILE]
+         [--max-report N]
 docs/cli.md describes every command and how its flags map to DirectML's desc fields.)";
 
 constexpr const char* kOperatorNames = "join, split, scatter, gather_nd1, reverse_subsequences";
