@@ -147,8 +147,8 @@ TEST_CASE("suite: generate covers every operator's types, ranks, layouts, option
   const std::map<std::string, std::vector<std::string>> operator_rules = {
       {"join", {"J1", "J2", "J3", "J4", "J5", "J6"}},
       {"split", {"S1", "S2", "S3", "S4", "S5", "S6"}},
-      {"scatter", {"SC1", "SC2", "SC3", "SC4", "SC5", "SC6", "SC7", "SC8"}},
-      {"gather_nd1", {"G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "G9", "G10"}},
+      {"scatter", {"SC1", "SC2", "SC3", "SC4", "SC5", "SC6", "SC7"}},
+      {"gather_nd1", {"G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "G9"}},
       {"reverse_subsequences", {"R1", "R2", "R3", "R4", "R5"}},
   };
   for (const auto& entry : operator_rules) {
@@ -204,6 +204,10 @@ TEST_CASE("suite: generate covers every operator's types, ranks, layouts, option
     for (const char* rule : {"T1", "T2", "T3", "T4", "T8", "T9", "T10", "T11", "T12", "T13"}) {
       CHECK_MESSAGE(broken.count(rule) == 1, rule);
     }
+    // DirectML validates descriptions, never tensor values: an index out of range is no error a
+    // device reports, so those rules stay in the library's own tests only.
+    CHECK(broken.count("SC8") == 0);
+    CHECK(broken.count("G10") == 0);
   }
   // Operator options: SCATTER collisions, REVERSE_SUBSEQUENCES lengths 0 and full, every
   // GATHER_ND1 batch count up to 3.
@@ -336,13 +340,13 @@ TEST_CASE("suite: a write into an output's padding fails verify") {
 TEST_CASE("suite: an accepted invalid case fails verify") {
   const Fixture& f = fixture();
   const std::string path = find_case(f.suite, "scatter", [](const Json& c, const std::string&) {
-    return !c.at("valid").boolean() && c.at("rule").str() == "SC8";
+    return !c.at("valid").boolean() && c.at("rule").str() == "SC1";
   });
   const Restore restore(f.results / path);
   dmlref_suite::write_text(f.results / path / "exit_code", "0\n");
   const Run r = f.verify();
   CHECK(r.status == 1);
-  CHECK_MESSAGE(contains(r.output, "FAIL " + path + ": accepted an invalid case (exit code 0); it breaks SC8"), r.output);
+  CHECK_MESSAGE(contains(r.output, "FAIL " + path + ": accepted an invalid case (exit code 0); it breaks SC1"), r.output);
 }
 
 TEST_CASE("suite: a missing case is not run and fails verify") {

@@ -8,11 +8,17 @@
 #include <dmlref/error.hpp>
 #include <dmlref/npy.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -75,6 +81,78 @@ class SameFileIndex {
   bool any_existing_ = false;
   std::map<std::string, std::string> canonical_dirs_;  // as given -> canonical
 };
+
+// A file a bounded read refuses: not a regular file, larger than allowed, missing or unreadable.
+// The message names the file and why.
+struct FileRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What a non-regular file is, for messages.
+inline const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a regular file";
+}
+
+// Opens a regular file of at most `max_bytes` for reading and returns its descriptor; anything
+// else is refused at once, before it is opened where stat can tell (so a FIFO never blocks and a
+// device is never read): a FIFO, a device, a directory, a file too large (a sparse 8 GiB file is
+// refused by its size, unread), and with `follow_symlinks` false a symlink.
+inline int open_regular_file(const std::string& path, std::uint64_t max_bytes, bool follow_symlinks = true) {
+  const std::string shown = "'" + detail::escape_bytes(path) + "'";
+  struct stat st {};
+  const int found = follow_symlinks ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st);
+  if (found != 0) throw FileRefused(shown + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw FileRefused(shown + " is " + file_kind(st.st_mode) + ", not a regular file");
+  int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+  if (!follow_symlinks) flags |= O_NOFOLLOW;
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) throw FileRefused(shown + ": cannot open it: " + std::strerror(errno));
+  // Checked again on what was opened: the path may have changed since the stat.
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw FileRefused(shown + " is " + file_kind(st.st_mode) + ", not a regular file");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw FileRefused(shown + " holds " + std::to_string(st.st_size) + " bytes, more than the " +
+                      std::to_string(max_bytes) + " it may");
+  }
+  return fd;
+}
+
+// Reads at most `max_bytes` of a regular file (open_regular_file's rules). With `prefix`, a
+// larger file is not refused: its first `max_bytes` are returned (for logs, read only as far as
+// needed). Never allocates more than the file's size or `max_bytes`, whichever is smaller.
+inline std::string read_regular_file(const std::string& path, std::uint64_t max_bytes, bool prefix = false,
+                                     bool follow_symlinks = true) {
+  const std::uint64_t limit = prefix ? ~std::uint64_t{0} >> 1 : max_bytes;
+  const int fd = open_regular_file(path, limit, follow_symlinks);
+  struct stat st {};
+  (void)::fstat(fd, &st);
+  const std::uint64_t want = std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), max_bytes);
+  std::string text(static_cast<std::size_t>(want), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw FileRefused("'" + detail::escape_bytes(path) + "': cannot read it: " + std::strerror(error));
+    }
+    if (n == 0) break;  // it shrank
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text.resize(got);
+  return text;
+}
 
 // One output file in the making, written whole or not at all: the library's own (npy.hpp), so
 // dmlref-check's files and write_npy(path) follow one set of rules.

@@ -1,6 +1,7 @@
 // dmlref-check generate: writes a conformance suite of DxDispatch models whose expected outputs
 // are the golden model's (see suite.hpp for the format and README.md's "Run the suite" section).
 #include "suite_commands.hpp"
+#include "suite_manifest.hpp"
 
 #include <dmlref/version.hpp>
 
@@ -698,12 +699,6 @@ std::vector<InvalidSpec> operator_rules(const std::string& op) {
            p.tensor("IndicesTensor").sizes[0] = 1;
            p.tensor("UpdatesTensor").sizes[0] = 1;
          }},
-        {"SC8", "an index is 4, one past the end of Axis (size 4)",
-         [](P& p, C&) {
-           p.tensor("IndicesTensor").value = [](const dmlref::Coord& co) -> std::int64_t {
-             return co[0] == 1 && co[1] == 2 && co[2] == 1 && co[3] == 0 ? 4 : co[2];
-           };
-         }},
     };
   }
   if (op == "gather_nd1") {
@@ -728,12 +723,6 @@ std::vector<InvalidSpec> operator_rules(const std::string& op) {
          [](P& p, C&) { p.tensor("IndicesTensor").sizes[1] = 2; }},
         {"G9", "OutputTensor's sizes are not the inferred ones",
          [](P& p, C&) { p.tensor("OutputTensor").sizes[3] = 3; }},
-        {"G10", "an index is 4, one past the end of the input dimension it addresses (size 4)",
-         [](P& p, C&) {
-           p.tensor("IndicesTensor").value = [](const dmlref::Coord& co) -> std::int64_t {
-             return co[1] == 2 && co[2] == 1 ? 4 : 0;
-           };
-         }},
     };
   }
   return {
@@ -916,6 +905,40 @@ std::vector<std::uint32_t> file_dimensions(const TensorPlan& t, std::uint64_t bu
   return {static_cast<std::uint32_t>(buffer_bytes / esize)};
 }
 
+// Where DirectML refuses a case that breaks `rule`: CreateOperator refusing the desc ("create"),
+// or binding refusing the resources ("bind": a buffer too small for its tensor, an output range
+// that intersects an input's). A note where DirectML documents neither (the suite's README and
+// verify report those cases apart).
+struct InvalidStage {
+  const char* stage;
+  std::string note;
+};
+
+InvalidStage stage_of(const std::string& rule) {
+  if (rule == "T10") {
+    return {"bind",
+            "DirectML requires a bound buffer to hold the tensor's TotalTensorSizeInBytes, but does not document "
+            "whether binding a smaller one fails or is caught only by the debug layer"};
+  }
+  if (rule == "T13") return {"bind", ""};
+  if (rule == "T11") {
+    return {"create",
+            "DirectML documents DML_TENSOR_FLAG_OWNED_BY_DML for inputs bound at initialization; whether "
+            "CreateOperator refuses it on an output is not documented"};
+  }
+  if (rule == "T12") {
+    return {"create",
+            "DirectML does not document whether CreateOperator refuses an output whose strides address one "
+            "element twice"};
+  }
+  if (rule == "G7") {
+    return {"create",
+            "DirectML does not document whether GATHER_ND1 refuses leading input or indices sizes other than 1 "
+            "beyond InputDimensionCount and IndicesDimensionCount"};
+  }
+  return {"create", ""};
+}
+
 struct Written {
   std::string path;  // <op>/<case>
   bool valid = false;
@@ -1000,7 +1023,15 @@ Written write_case(const fs::path& suite, const std::string& op, const std::stri
   case_json.set("valid", valid);
   case_json.set("feature_level", level_short_name(level));
   case_json.set("why", p.why);
-  if (!valid) case_json.set("rule", p.rule);
+  if (!valid) {
+    case_json.set("rule", p.rule);
+    const InvalidStage st = stage_of(p.rule);
+    case_json.set("stage", st.stage);
+    if (!st.note.empty()) {
+      case_json.set("undocumented", true);
+      case_json.set("note", st.note);
+    }
+  }
   Json& outputs = case_json.set("outputs", Json::array());
   std::vector<const TensorPlan*> output_tensors;
   for (const TensorPlan& t : p.tensors) {
@@ -1363,12 +1394,14 @@ Json build_suite(const GenerateArgs& a, const fs::path& tmp, std::ostream& log) 
   log << "total: " << cases.items().size() << " cases, " << written << " bytes";
   if (!dropped.empty()) log << " (" << dropped.size() << " large case(s) left out to fit --max-bytes)";
   log << "\n";
-  write_text(tmp / "suite.json", manifest.dump());
   write_text(tmp / "README.md", readme_text(manifest, a.level));
   write_text(tmp / "run_suite.sh", bash_runner(a.level));
   fs::permissions(tmp / "run_suite.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                   fs::perm_options::add);
   write_text(tmp / "run_suite.ps1", powershell_runner(a.level));
+  // Last: the SHA-256 of every file written above, so verify can trust them.
+  manifest.set("manifest", make_manifest(tmp));
+  write_text(tmp / "suite.json", manifest.dump());
   return manifest;
 }
 

@@ -1,6 +1,7 @@
 // dmlref-check verify: grades a device's run of a generated suite (see suite_generate.cpp).
 #include "cli_files.hpp"
 #include "suite_commands.hpp"
+#include "suite_manifest.hpp"
 
 #include <iostream>
 #include <set>
@@ -293,9 +294,16 @@ int verify_main(int argc, char** argv) {
   const VerifyArgs a = parse_verify(argc, argv);
   std::vector<Outcome> outcomes;
   std::vector<std::string> ops;
+  // The suite first: every file it lists must be the one generate wrote.
+  const Json suite_json = read_suite_json(a.suite);
+  const std::set<std::string> listed = check_manifest(a.suite, suite_json);
   try {
-    const Json manifest = read_json(a.suite / "suite.json");
+    const Json& manifest = suite_json;
     for (const Json& path : manifest.at("cases").items()) {
+      if (listed.count(path.str() + "/case.json") == 0 || listed.count(path.str() + "/model.json") == 0) {
+        throw TamperedSuite("the suite is modified: suite.json lists the case '" +
+                            dmlref::detail::escape_bytes(path.str()) + "', whose files its manifest does not");
+      }
       Outcome o = check_case(a, path.str());
       if (std::find(ops.begin(), ops.end(), o.op) == ops.end()) ops.push_back(o.op);
       if (o.status == Status::Fail) {
