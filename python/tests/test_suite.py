@@ -76,6 +76,14 @@ def suite_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def lean_suite(tmp_path_factory):
+    """Every operator and case kind, without the large cases (a faster suite to run twice)."""
+    d = tmp_path_factory.mktemp("lean") / "suite"
+    tool("generate", "--out", d, "--max-bytes", "32000000", check_status=0)
+    return d
+
+
+@pytest.fixture(scope="module")
 def small_suite(tmp_path_factory):
     """A small suite (JOIN and SPLIT, no large cases) to copy and tamper with."""
     d = tmp_path_factory.mktemp("small") / "suite"
@@ -208,11 +216,11 @@ def test_tensor_view_never_leaves_its_buffer(suite_dir):
 
 # ---- a user's runtime --------------------------------------------------------------------------
 
-def test_example_runtime_verifies_100_percent(suite_dir, tmp_path):
+def test_example_runtime_verifies_100_percent(lean_suite, tmp_path):
     results = tmp_path / "results"
-    r = python(ROOT / "examples" / "run_suite_custom.py", suite_dir, results)
+    r = python(ROOT / "examples" / "run_suite_custom.py", lean_suite, results)
     assert r.returncode == 0, r.stderr
-    status, outcome, stdout = verify(suite_dir, results, tmp_path)
+    status, outcome, stdout = verify(lean_suite, results, tmp_path)
     assert status == 0 and outcome and all(v is None for v in outcome.values()), stdout
 
 
@@ -230,22 +238,22 @@ def wrong_split(case, buffers):
 
 
 @pytest.mark.parametrize("op, wrong", [("join", wrong_join), ("split", wrong_split)])
-def test_verify_names_exactly_the_cases_a_wrong_runtime_gets_wrong(suite_dir, tmp_path, op,
+def test_verify_names_exactly_the_cases_a_wrong_runtime_gets_wrong(lean_suite, tmp_path, op,
                                                                     wrong):
     example = load_example()
     results = tmp_path / "results"
-    example.run_suite(suite_dir, results, {**example.IMPLEMENTATIONS, op: wrong})
+    example.run_suite(lean_suite, results, {**example.IMPLEMENTATIONS, op: wrong})
     # Which cases the wrong implementation really gets wrong, judged here without verify.
     wrong_cases = set()
-    for case in ds.load(suite_dir).cases(ops=[op]):
+    for case in ds.load(lean_suite).cases(ops=[op]):
         if case.valid:
             written = [np.load(results / case.op / case.name / o.result) for o in case.outputs]
             if not all(same_bits_or_collision(o, w, o.load_expected())
                        for o, w in zip(case.outputs, written)):
                 wrong_cases.add(case.path)
-    n_valid = sum(c.valid for c in ds.load(suite_dir).cases(ops=[op]))
+    n_valid = sum(c.valid for c in ds.load(lean_suite).cases(ops=[op]))
     assert len(wrong_cases) > n_valid // 3  # the bug shows in many cases, not a few
-    status, outcome, stdout = verify(suite_dir, results, tmp_path)
+    status, outcome, stdout = verify(lean_suite, results, tmp_path)
     assert status == 1
     assert {p for p, v in outcome.items() if v is not None} == wrong_cases
     for path in wrong_cases:
