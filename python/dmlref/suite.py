@@ -431,10 +431,11 @@ class Case:
             output_fields.add(tensor.field)
         if len({o.result for o in self.outputs}) != len(self.outputs):
             raise SuiteError(f"{self.dir}/case.json: two outputs share a result file name")
+        # DirectML's names say which tensors are outputs (OutputTensor, OutputTensors[i]); an
+        # invalid case lists no outputs, and may bind an output to an input's buffer (T13).
         self.inputs: Dict[str, Tensor] = {
             f: t for f, t in tensors.items()
-            if f not in output_fields and (self.valid or "value" not in
-                                           resources[t.resource].get("initialValues", {}))}
+            if f not in output_fields and not f.startswith("Output")}
         self._loaded = False
 
     def __repr__(self) -> str:
@@ -733,6 +734,9 @@ def run(suite: Suite, results_dir: str, ops: Optional[Sequence[str]] = None,
         except Rejected as r:
             case.write_result(results_dir, None, exit_code=r.exit_code, stage=r.stage,
                               log=f"dmlref refuses the case: {case.why}\n")
+        except Exception as e:  # noqa: BLE001 (recorded as the case's failure, as a crash is)
+            case.write_result(results_dir, None, exit_code=1,
+                              log=f"dmlref failed: {type(e).__name__}: {e}\n")
         else:
             case.write_result(results_dir, buffers, exit_code=0)
         count += 1

@@ -187,6 +187,12 @@ def test_case_exposes_desc_inputs_and_outputs(suite_dir):
     assert len(gather.desc["InputTensor"].sizes) == len(gather.desc["OutputTensor"].sizes)
     assert {"InputDimensionCount", "IndicesDimensionCount", "BatchDimensionCount"} <= set(
         gather.desc)
+    for case in suite:
+        fields = {f for f, v in case.desc.items() if isinstance(v, ds.Tensor)} | {
+            t.field for v in case.desc.values() if isinstance(v, list) for t in v}
+        assert not any(f.startswith("Output") for f in case.inputs), case.path
+        if case.valid:
+            assert set(case.inputs) | {o.tensor.field for o in case.outputs} == fields
     invalid = [c for c in suite if not c.valid]
     assert invalid and all(c.stage in ("create", "bind") and c.rule for c in invalid)
     assert {c.rule for c in invalid} >= {"J1", "S6", "SC7", "G9", "R5", "T13"}
@@ -212,6 +218,29 @@ def test_tensor_view_never_leaves_its_buffer(suite_dir):
     t.strides = [1]
     with pytest.raises(ValueError, match="addresses element"):
         t.view()
+
+
+def test_run_records_a_crash_as_that_case_failing(lean_suite, tmp_path, monkeypatch):
+    suite = ds.load(lean_suite)
+    victim = next(c for c in suite.cases(ops=["scatter"]) if c.valid).path
+    real = ds.Case.run_reference
+
+    def crashing(case):
+        if case.path == victim:
+            raise RuntimeError("kernel launch failed")
+        return real(case)
+
+    monkeypatch.setattr(ds.Case, "run_reference", crashing)
+    results = tmp_path / "results"
+    ds.run(suite, results, ops=["scatter"], out=open(os.devnull, "w"))
+    log = (results / victim / "log.txt").read_text()
+    assert "RuntimeError: kernel launch failed" in log
+    assert (results / victim / "exit_code").read_text() == "1\n"
+    status, outcome, stdout = verify(lean_suite, results, tmp_path)  # the rest: not run
+    assert status == 1
+    assert {p for p, v in outcome.items() if v is not None and p.startswith("scatter/")} == {
+        victim}, stdout
+    assert f"FAIL {victim}:" in stdout
 
 
 # ---- a user's runtime --------------------------------------------------------------------------
