@@ -444,6 +444,58 @@ inline std::string format_bits(DataType type, std::uint64_t bits) {
   });
 }
 
+// Text from a suite or a device (case names, reasons) as a terminal, JSON or XML may show it: valid
+// UTF-8 stays as it is except control characters (C0, DEL, C1) and the code points XML 1.0 forbids
+// (U+FFFE, U+FFFF); those and every byte of invalid UTF-8 (overlong, surrogate, truncated) become
+// \xNN, and a backslash is doubled, so the escapes stay unambiguous. An ESC never reaches the
+// terminal and the JUnit file stays well-formed whatever a name holds.
+inline std::string display_text(std::string_view s) {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  const auto escape = [&](unsigned char b) {
+    out += "\\x";
+    out += kHex[b >> 4];
+    out += kHex[b & 0xF];
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80) {
+      if (b == '\\') {
+        out += "\\\\";
+      } else if (b < 0x20 || b == 0x7F) {
+        escape(b);
+      } else {
+        out += static_cast<char>(b);
+      }
+      ++i;
+      continue;
+    }
+    // The length of a well-formed sequence and its code point.
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if (b >= 0xC2 && b <= 0xDF) n = 2, cp = b & 0x1Fu;
+    else if (b >= 0xE0 && b <= 0xEF) n = 3, cp = b & 0x0Fu;
+    else if (b >= 0xF0 && b <= 0xF4) n = 4, cp = b & 0x07u;
+    bool ok = n != 0 && i + n <= s.size();
+    for (std::size_t k = 1; ok && k < n; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      ok = (c & 0xC0) == 0x80;
+      cp = (cp << 6) | (c & 0x3Fu);
+    }
+    ok = ok && !(n == 3 && cp < 0x800) && !(n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) &&
+         !(cp >= 0xD800 && cp <= 0xDFFF) && !(cp >= 0x80 && cp <= 0x9F) && cp != 0xFFFE && cp != 0xFFFF;
+    if (!ok) {
+      escape(b);
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
 inline std::string hex(std::uint64_t v) {
   constexpr char kHex[] = "0123456789abcdef";
   std::string s;

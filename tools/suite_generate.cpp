@@ -2,6 +2,7 @@
 // are the golden model's (see suite.hpp for the format and README.md's "Run the suite" section).
 #include "suite_commands.hpp"
 #include "suite_manifest.hpp"
+#include "suite_runners.hpp"
 
 #include <dmlref/version.hpp>
 
@@ -12,7 +13,10 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <signal.h>
 #include <unistd.h>
+
+#include <CLI/CLI.hpp>
 
 namespace dmlref_suite {
 namespace {
@@ -1166,65 +1170,6 @@ std::string readme_text(const Json& manifest, FeatureLevel level) {
   return os.str();
 }
 
-std::string bash_runner(FeatureLevel level) {
-  return "#!/usr/bin/env bash\n"
-         "# Runs every case of this suite through DxDispatch and records each exit code.\n"
-         "# usage: run_suite.sh DXDISPATCH RESULTS [more DxDispatch arguments...]\n"
-         "set -u\n"
-         "if [ $# -lt 2 ]; then\n"
-         "  echo \"usage: $0 DXDISPATCH RESULTS [DxDispatch arguments...]\" >&2\n"
-         "  exit 2\n"
-         "fi\n"
-         "dx=$1\nresults=$2\nshift 2\n"
-         "suite=$(cd \"$(dirname \"$0\")\" && pwd)\n"
-         "mkdir -p \"$results\" || exit 2\n"
-         "results=$(cd \"$results\" && pwd)\n"
-         "count=0\n"
-         "while IFS= read -r model; do\n"
-         "  case_dir=${model#\"$suite\"/}\n"
-         "  case_dir=${case_dir%/model.json}\n"
-         "  out=\"$results/$case_dir\"\n"
-         "  rm -rf \"$out\" && mkdir -p \"$out\" || exit 2\n"
-         "  \"$dx\" \"$model\" --output_path \"$out\" --dml_feature_level " + dx_level(level) +
-         " \"$@\" >\"$out/log.txt\" 2>&1\n"
-         "  echo $? >\"$out/exit_code\"\n"
-         "  count=$((count + 1))\n"
-         "done < <(find \"$suite\" -mindepth 3 -maxdepth 3 -name model.json | LC_ALL=C sort)\n"
-         "echo \"ran $count cases into $results; check them with:\"\n"
-         "echo \"  dmlref-check verify '$suite' --results '$results'\"\n";
-}
-
-std::string powershell_runner(FeatureLevel level) {
-  return "# Runs every case of this suite through DxDispatch and records each exit code.\n"
-         "# usage: .\\run_suite.ps1 -DxDispatch C:\\path\\to\\dxdispatch.exe -Results C:\\results "
-         "[-ExtraArgs @('-a', '1')]\n"
-         "param(\n"
-         "  [Parameter(Mandatory = $true)][string]$DxDispatch,\n"
-         "  [Parameter(Mandatory = $true)][string]$Results,\n"
-         "  [string[]]$ExtraArgs = @()\n"
-         ")\n"
-         "$suite = $PSScriptRoot\n"
-         "New-Item -ItemType Directory -Force -Path $Results | Out-Null\n"
-         "$resultsPath = (Resolve-Path $Results).Path\n"
-         "$count = 0\n"
-         "foreach ($opDir in Get-ChildItem -Path $suite -Directory | Sort-Object Name) {\n"
-         "  foreach ($caseDir in Get-ChildItem -Path $opDir.FullName -Directory | Sort-Object Name) {\n"
-         "    $model = Join-Path $caseDir.FullName 'model.json'\n"
-         "    if (-not (Test-Path $model)) { continue }\n"
-         "    $out = Join-Path (Join-Path $resultsPath $opDir.Name) $caseDir.Name\n"
-         "    if (Test-Path $out) { Remove-Item -Recurse -Force $out }\n"
-         "    New-Item -ItemType Directory -Force -Path $out | Out-Null\n"
-         "    & $DxDispatch $model --output_path $out --dml_feature_level " + dx_level(level) +
-         " @ExtraArgs *> (Join-Path $out 'log.txt')\n"
-         "    $code = $LASTEXITCODE\n"
-         "    [System.IO.File]::WriteAllText((Join-Path $out 'exit_code'), \"$code`n\")\n"
-         "    $count++\n"
-         "  }\n"
-         "}\n"
-         "Write-Output \"ran $count cases into $resultsPath; check them with:\"\n"
-         "Write-Output \"  dmlref-check verify '$suite' --results '$resultsPath'\"\n";
-}
-
 // ------------------------------------------------------------------------------------------------
 // The command
 
@@ -1240,53 +1185,45 @@ struct GenerateArgs {
   bool ops_given = false;
 };
 
-std::uint64_t parse_number(const std::string& flag, const std::string& text) {
-  std::uint64_t v = 0;
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size()) {
-    throw UsageError(flag + " " + text + " is not a non-negative integer");
-  }
-  return v;
-}
-
-GenerateArgs parse_generate(int argc, char** argv) {
+GenerateArgs parse_generate(int argc, char** argv, bool& help_shown) {
   GenerateArgs a;
-  std::set<std::string> seen;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--overwrite") {
-      a.overwrite = true;
-      continue;
-    }
-    if (flag != "--out" && flag != "--ops" && flag != "--feature-level" && flag != "--seed" &&
-        flag != "--max-bytes") {
-      throw UsageError("generate: unknown flag '" + flag + "'");
-    }
-    if (!seen.insert(flag).second) throw UsageError("generate: " + flag + " given twice");
-    if (i + 1 >= argc) throw UsageError("generate: " + flag + " needs a value");
-    const std::string value = argv[++i];
-    if (flag == "--out") {
-      a.out = value;
-    } else if (flag == "--ops") {
-      a.ops_given = true;
-      std::size_t start = 0;
-      for (;;) {
-        const std::size_t comma = value.find(',', start);
-        const std::string op = value.substr(start, comma - start);
-        if (std::find(std::begin(kAllOps), std::end(kAllOps), op) == std::end(kAllOps)) {
-          throw UsageError("generate: --ops: unknown operator '" + op +
-                           "' (join, split, scatter, gather_nd1, reverse_subsequences)");
-        }
-        if (std::find(a.ops.begin(), a.ops.end(), op) == a.ops.end()) a.ops.push_back(op);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
+  std::string out, ops, level;
+  CLI::App app{"Writes a conformance suite of DxDispatch models whose expected outputs are the golden model's,\n"
+               "with the runners run_suite.sh and run_suite.ps1 and a README. DIR is written whole or not at all.",
+               "dmlref-check generate"};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  app.add_option("--out", out, "the suite's directory (new, empty, or with --overwrite an intact suite)")->required();
+  app.add_option("--ops", ops, "operators, comma-separated: join, split, scatter, gather_nd1, reverse_subsequences "
+                               "(default: all the feature level has)");
+  app.add_option("--feature-level", level, "DirectML feature level the cases target, e.g. 4_1, 5_0 (default 5_0)");
+  app.add_option("--seed", a.seed, "seed of the cases' shapes and values (default 1): a seed names one suite");
+  app.add_option("--max-bytes", a.max_bytes, "cap on the suite's size; large cases are left out first (default 256 MiB)");
+  app.add_flag("--overwrite", a.overwrite,
+               "replace DIR when it holds exactly a suite generate wrote (its manifest matches every file)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    help_shown = true;
+    return a;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(std::string("generate: ") + e.what() + " (dmlref-check generate --help lists the flags)");
+  }
+  a.out = out;
+  if (!level.empty()) a.level = parse_level(level);
+  if (app.count("--ops") != 0) {
+    a.ops_given = true;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = ops.find(',', start);
+      const std::string op = ops.substr(start, comma - start);
+      if (std::find(std::begin(kAllOps), std::end(kAllOps), op) == std::end(kAllOps)) {
+        throw UsageError("generate: --ops: unknown operator '" + display_text(op) +
+                         "' (join, split, scatter, gather_nd1, reverse_subsequences)");
       }
-    } else if (flag == "--feature-level") {
-      a.level = parse_level(value);
-    } else if (flag == "--seed") {
-      a.seed = parse_number(flag, value);
-    } else {
-      a.max_bytes = parse_number(flag, value);
+      if (std::find(a.ops.begin(), a.ops.end(), op) == a.ops.end()) a.ops.push_back(op);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
     }
   }
   if (a.out.empty()) throw UsageError("generate needs --out DIR");
@@ -1395,32 +1332,106 @@ Json build_suite(const GenerateArgs& a, const fs::path& tmp, std::ostream& log) 
   if (!dropped.empty()) log << " (" << dropped.size() << " large case(s) left out to fit --max-bytes)";
   log << "\n";
   write_text(tmp / "README.md", readme_text(manifest, a.level));
-  write_text(tmp / "run_suite.sh", bash_runner(a.level));
+  write_text(tmp / "run_suite.sh", runner_text(kBashRunner, dx_level(a.level)));
   fs::permissions(tmp / "run_suite.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                   fs::perm_options::add);
-  write_text(tmp / "run_suite.ps1", powershell_runner(a.level));
+  write_text(tmp / "run_suite.ps1", runner_text(kPowerShellRunner, dx_level(a.level)));
   // Last: the SHA-256 of every file written above, so verify can trust them.
   manifest.set("manifest", make_manifest(tmp));
   write_text(tmp / "suite.json", manifest.dump());
   return manifest;
 }
 
+// Refuses (UsageError) to replace `dir` unless it holds exactly a suite generate wrote: a
+// manifest that matches every file it lists, and nothing else (no other file, symlink or folder).
+void check_replaceable(const fs::path& dir) {
+  const std::string shown = "'" + display_text(dir.string()) + "'";
+  std::set<std::string> listed;
+  try {
+    listed = check_manifest(dir, read_suite_json(dir));
+  } catch (const std::exception& e) {
+    throw UsageError("generate: " + shown + " is not an intact suite, so --overwrite will not replace it (" +
+                     display_text(e.what()) + "); remove it yourself or choose another --out");
+  }
+  std::set<std::string> folders;
+  for (const std::string& rel : listed) {
+    for (std::size_t slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1)) {
+      folders.insert(rel.substr(0, slash));
+    }
+  }
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string rel = fs::relative(it->path(), dir).generic_string();
+    const fs::file_status st = it->symlink_status();
+    const bool ours = fs::is_directory(st) ? folders.count(rel) != 0
+                                           : fs::is_regular_file(st) && (listed.count(rel) != 0 || rel == "suite.json");
+    if (!ours) {
+      throw UsageError("generate: " + shown + " holds '" + display_text(rel) +
+                       "', which generate did not write; --overwrite replaces only a suite as generated");
+    }
+  }
+}
+
+// Removes what an interrupted generate left beside DIR: ".NAME.tmp-PID" (a suite half built)
+// and ".NAME.old-PID" (the suite being replaced), where process PID no longer runs. An old suite
+// is put back when DIR itself is missing (the run died between its two renames).
+void clean_leftovers(const fs::path& out, std::ostream& log) {
+  const fs::path parent = out.parent_path();
+  const std::string name = out.filename().string();
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec)) return;
+  for (const auto& entry : fs::directory_iterator(parent, ec)) {
+    const std::string file = entry.path().filename().string();
+    for (const char* kind : {".tmp-", ".old-"}) {
+      const std::string prefix = "." + name + kind;
+      if (file.size() <= prefix.size() || file.compare(0, prefix.size(), prefix) != 0) continue;
+      const std::string digits = file.substr(prefix.size());
+      pid_t pid = 0;
+      const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+      if (r.ec != std::errc() || r.ptr != digits.data() + digits.size() || pid <= 0) continue;
+      if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // still running
+      if (!fs::is_directory(entry.symlink_status(ec))) continue;
+      if (std::string(kind) == ".old-" && !fs::exists(fs::symlink_status(out, ec))) {
+        fs::rename(entry.path(), out, ec);
+        if (!ec) {
+          log << "restored " << display_text(out.string()) << " from an interrupted run\n";
+          continue;
+        }
+      }
+      fs::remove_all(entry.path(), ec);
+      if (!ec) log << "removed " << display_text(entry.path().string()) << ", left by an interrupted run\n";
+    }
+  }
+}
+
 }  // namespace
 
 int generate_main(int argc, char** argv) {
-  const GenerateArgs a = parse_generate(argc, argv);
+  bool help_shown = false;
+  const GenerateArgs a = parse_generate(argc, argv, help_shown);
+  if (help_shown) return 0;
   fs::path out = fs::absolute(a.out).lexically_normal();
   if (!out.has_filename()) out = out.parent_path();
   std::error_code ec;
-  if (fs::exists(out, ec)) {
-    if (!fs::is_directory(out, ec)) throw UsageError("generate: '" + out.string() + "' exists and is not a directory");
+  // A symlinked DIR is followed: the suite goes where it points and the link stays a link.
+  if (fs::is_symlink(out, ec)) {
+    const fs::path target = fs::canonical(out, ec);
+    if (ec || !fs::is_directory(target, ec)) {
+      throw UsageError("generate: '" + display_text(out.string()) + "' is a symlink to no directory");
+    }
+    out = target;
+  }
+  std::ostringstream log;
+  clean_leftovers(out, log);
+  if (fs::exists(fs::symlink_status(out, ec))) {
+    if (!fs::is_directory(out, ec)) {
+      throw UsageError("generate: '" + display_text(out.string()) + "' exists and is not a directory");
+    }
     if (!fs::is_empty(out, ec)) {
       if (!a.overwrite) {
-        throw UsageError("generate: '" + out.string() + "' is not empty; give --overwrite to replace the suite in it");
+        throw UsageError("generate: '" + display_text(out.string()) +
+                         "' is not empty; give --overwrite to replace the suite in it");
       }
-      if (!fs::exists(out / "suite.json", ec)) {
-        throw UsageError("generate: '" + out.string() + "' holds no suite (no suite.json); refusing to replace it");
-      }
+      check_replaceable(out);
     }
   }
   // Built beside DIR and renamed into place: DIR is either the old suite or the whole new one.
@@ -1428,7 +1439,6 @@ int generate_main(int argc, char** argv) {
   const fs::path tmp = out.parent_path() / ("." + out.filename().string() + ".tmp-" + stamp);
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp);
-  std::ostringstream log;
   const auto start = std::chrono::steady_clock::now();
   try {
     build_suite(a, tmp, log);
