@@ -11,11 +11,12 @@ the layout ``dmlref-check verify SUITE --results DIR`` grades, so a runtime othe
     suite = dmlref.suite.load("suite")           # checks the manifest first
     for case in suite.cases(ops=["join"]):
         if not case.valid:                       # a case DirectML must refuse
-            case.write_result("results", outputs=None, exit_code=dmlref.suite.EXIT_CREATE,
-                              stage=case.stage)
+            code = dmlref.suite.EXIT_CREATE if case.stage == "create" else dmlref.suite.EXIT_BIND
+            case.write_result("results", outputs=None, exit_code=code, stage=case.stage)
             continue
         buffers = [o.new_buffer() for o in case.outputs]     # filled with the sentinel
-        my_runtime_join(case, buffers)                       # write through o.view(buffer)
+        my_runtime_join(case, buffers)   # reads t.view() of case.desc's input tensors, writes
+                                         # through case.outputs[i].view(buffers[i])
         case.write_result("results", outputs=buffers, exit_code=0)
 
 then ``dmlref-check verify suite --results results``. From the shell,
@@ -47,7 +48,6 @@ import argparse
 import hashlib
 import json
 import os
-import posixpath
 import re
 import stat
 import sys
@@ -233,7 +233,15 @@ class Tensor:
         self.flags = desc.get("Flags", "DML_TENSOR_FLAG_NONE")
         self.total_bytes = desc.get("TotalTensorSizeInBytes")
         self.alignment = desc.get("GuaranteedBaseOffsetAlignment")
-        self.buffer: Optional[np.ndarray] = None
+        self._buffer: Optional[np.ndarray] = None
+        self._load = None  # set by Case for an input: reads its buffer on first use
+
+    @property
+    def buffer(self) -> Optional[np.ndarray]:
+        """An input's whole buffer (read on first use); None for an output."""
+        if self._buffer is None and self._load is not None:
+            self._buffer = self._load()
+        return self._buffer
 
     def __repr__(self) -> str:
         return (f"<dmlref.suite.Tensor {self.field} {self.data_type} sizes={self.sizes} "
@@ -337,7 +345,7 @@ class Case:
     invalid case breaks, else None), ``stage`` (where DirectML refuses an invalid case:
     ``"create"`` or ``"bind"``), ``undocumented`` and ``note`` (an invalid case whose DirectML
     behaviour is not documented), ``why``, ``feature_level`` (``"5_0"``), ``desc``, ``inputs``
-    (field -> :class:`Tensor`, buffers loaded on first use), ``outputs`` (list of :class:`Output`).
+    (field -> :class:`Tensor`, each buffer read on first use), ``outputs`` (list of :class:`Output`).
     """
 
     def __init__(self, suite: "Suite", path: str):
@@ -436,23 +444,25 @@ class Case:
         self.inputs: Dict[str, Tensor] = {
             f: t for f, t in tensors.items()
             if f not in output_fields and not f.startswith("Output")}
-        self._loaded = False
+        for tensor in self.inputs.values():
+            tensor._load = lambda r=tensor.resource: self._buffer_of(r)
+        self._buffers: Dict[str, np.ndarray] = {}
 
     def __repr__(self) -> str:
         kind = "valid" if self.valid else f"invalid {self.rule} ({self.stage})"
         return f"<dmlref.suite.Case {self.path} {kind}>"
 
     def load_inputs(self) -> Dict[str, Tensor]:
-        """Reads the input buffers (done on first use of run_reference()); returns ``inputs``."""
-        if self._loaded:
-            return self.inputs
-        cache: Dict[str, np.ndarray] = {}
+        """Reads every input buffer now (each is otherwise read on first use); returns
+        ``inputs``."""
         for tensor in self.inputs.values():
-            if tensor.resource not in cache:
-                cache[tensor.resource] = self._load_resource(tensor.resource)
-            tensor.buffer = cache[tensor.resource]
-        self._loaded = True
+            tensor.buffer  # noqa: B018 (reads it)
         return self.inputs
+
+    def _buffer_of(self, resource: str) -> np.ndarray:
+        if resource not in self._buffers:
+            self._buffers[resource] = self._load_resource(resource)
+        return self._buffers[resource]
 
     def _load_resource(self, name: str) -> np.ndarray:
         r = self._resources[name]

@@ -213,6 +213,11 @@ def test_case_exposes_desc_inputs_and_outputs(suite_dir):
         v = t.view()
         assert v.shape == tuple(t.sizes) and v.dtype == t.dtype
         assert v.strides == tuple(s * t.dtype.itemsize for s in t.strides)
+    # Without load_inputs(), a buffer is read on first use; desc and inputs hold the same tensors.
+    other = next(c for c in suite.cases(ops=["reverse_subsequences"]) if c.valid)
+    lengths = other.desc["SequenceLengthsTensor"]
+    assert other.inputs["SequenceLengthsTensor"] is lengths
+    assert lengths.view().shape[other.desc["Axis"]] == 1
     (o,) = join.outputs
     b = o.new_buffer()
     assert b.shape == o.shape and b.dtype == o.dtype and b.size == o.size
