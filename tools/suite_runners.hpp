@@ -149,7 +149,8 @@ echo "  dmlref-check verify '$suite' --results '$results_abs'"
 
 inline constexpr const char* kPowerShellRunner = R"PS(# Runs the cases of this suite through DxDispatch (or any program taking DxDispatch's arguments)
 # and records per case RESULTS\<op>\<case>\exit_code (the exit code, or the word timeout),
-# log.txt (the program's stdout, then its stderr) and the output files its writeFile commands write.
+# log.txt (the program's output: with -Timeout 0 -Jobs 1 as printed, else its stdout, then its
+# stderr) and the output files its writeFile commands write.
 # usage: .\run_suite.ps1 -DxDispatch C:\path\to\dxdispatch.exe -Results C:\results
 #          [-Timeout SECONDS] [-Filter REGEX] [-Jobs N] [-ExtraArgs @('-a', '1')]
 #   -Timeout SECONDS  kill a case that runs longer (default 300; 0: no limit); recorded as timeout
@@ -230,12 +231,13 @@ function Quote-Argument([string]$text) {
   return $builder.ToString()
 }
 
-function Start-Case([string]$name) {
+# A case's paths, with the files of an earlier run of it deleted: exit_code, log.txt and the
+# model's outputs, nothing else.
+function Initialize-Case([string]$name) {
   $parts = $name.Split('/')
   $model = [System.IO.Path]::Combine($suite, $parts[0], $parts[1], 'model.json')
   $out = [System.IO.Path]::Combine($resultsPath, $parts[0], $parts[1])
   [void][System.IO.Directory]::CreateDirectory($out)
-  # Only the files of an earlier run of this case: exit_code, log.txt and the model's outputs.
   $targets = @((Get-Content -LiteralPath $model -Raw | ConvertFrom-Json).commands |
     Where-Object { $_.type -eq 'writeFile' } | ForEach-Object { [string]$_.targetPath })
   foreach ($file in @('exit_code', 'log.txt') + $targets) {
@@ -243,6 +245,18 @@ function Start-Case([string]$name) {
     $path = [System.IO.Path]::Combine($out, $file)
     if ([System.IO.File]::Exists($path)) { [System.IO.File]::Delete($path) }
   }
+  return [pscustomobject]@{
+    Model = $model
+    Out = $out
+    Log = [System.IO.Path]::Combine($out, 'log.txt')
+    ExitCode = [System.IO.Path]::Combine($out, 'exit_code')
+  }
+}
+
+function Start-Case([string]$name) {
+  $case = Initialize-Case $name
+  $model = $case.Model
+  $out = $case.Out
   $arguments = @($model, '--output_path', $out, '--dml_feature_level', '@LEVEL@') + $ExtraArgs
   $info = New-Object System.Diagnostics.ProcessStartInfo
   $info.FileName = $dxPath
@@ -278,26 +292,42 @@ function Complete-Case($run, [bool]$timedOut) {
   $run.Process.Dispose()
 }
 
-$queue = New-Object System.Collections.Generic.Queue[string]
-foreach ($name in $cases) { $queue.Enqueue($name) }
-$running = New-Object System.Collections.Generic.List[object]
 $count = 0
-while ($queue.Count -gt 0 -or $running.Count -gt 0) {
-  while ($queue.Count -gt 0 -and $running.Count -lt $Jobs) {
-    $running.Add((Start-Case $queue.Dequeue()))
+if ($Timeout -eq 0 -and $Jobs -eq 1) {
+  # No limit to watch and one case at a time: each runs in the foreground, and log.txt keeps
+  # DxDispatch's output in the order it printed it.
+  foreach ($name in $cases) {
+    $case = Initialize-Case $name
+    $ErrorActionPreference = 'Continue'  # a native program's stderr is its log, not an error here
+    & $DxDispatch $case.Model --output_path $case.Out --dml_feature_level @LEVEL@ @ExtraArgs 2>&1 |
+      ForEach-Object { "$_" } | Out-File -Encoding utf8 -LiteralPath $case.Log
+    $code = $LASTEXITCODE
+    $ErrorActionPreference = 'Stop'
+    [System.IO.File]::WriteAllText($case.ExitCode, "$code`n")
     $count++
   }
-  for ($i = $running.Count - 1; $i -ge 0; $i--) {
-    $run = $running[$i]
-    if ($run.Process.HasExited) {
-      Complete-Case $run $false
-      $running.RemoveAt($i)
-    } elseif ($Timeout -gt 0 -and $run.Clock.Elapsed.TotalSeconds -ge $Timeout) {
-      Complete-Case $run $true
-      $running.RemoveAt($i)
+} else {
+  # Up to -Jobs cases at once, each killed when it runs past -Timeout.
+  $queue = New-Object System.Collections.Generic.Queue[string]
+  foreach ($name in $cases) { $queue.Enqueue($name) }
+  $running = New-Object System.Collections.Generic.List[object]
+  while ($queue.Count -gt 0 -or $running.Count -gt 0) {
+    while ($queue.Count -gt 0 -and $running.Count -lt $Jobs) {
+      $running.Add((Start-Case $queue.Dequeue()))
+      $count++
     }
+    for ($i = $running.Count - 1; $i -ge 0; $i--) {
+      $run = $running[$i]
+      if ($run.Process.HasExited) {
+        Complete-Case $run $false
+        $running.RemoveAt($i)
+      } elseif ($Timeout -gt 0 -and $run.Clock.Elapsed.TotalSeconds -ge $Timeout) {
+        Complete-Case $run $true
+        $running.RemoveAt($i)
+      }
+    }
+    if ($running.Count -gt 0) { Start-Sleep -Milliseconds 20 }
   }
-  if ($running.Count -gt 0) { Start-Sleep -Milliseconds 20 }
 }
 Write-Output "ran $count cases into $resultsPath; check them with:"
 Write-Output "  dmlref-check verify '$suite' --results '$resultsPath'"

@@ -9,8 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <regex.h>
+
 #include <iostream>
-#include <regex>
 #include <set>
 
 namespace dmlref_suite {
@@ -48,7 +49,7 @@ struct Outcome {
   std::string rule, stage;
   bool undocumented = false;
   Status status = Status::Passed;
-  std::string reason;
+  std::string reason;  // raw: display_text() where it is printed or written
   std::vector<Mismatch> mismatches;
   std::uint64_t more_mismatches = 0;
 };
@@ -75,7 +76,8 @@ VerifyArgs parse_verify(int argc, char** argv, bool& help_shown) {
   app.add_option("SUITE", a.suite, "the suite directory (dmlref-check generate --out)")->required();
   app.add_option("--results", a.results, "the directory a runner filled: RESULTS/<op>/<case>/...")->required();
   app.add_option("--filter", a.filter,
-                 "grade only the cases whose <op>/<case> name this regular expression matches (ECMAScript)");
+                 "grade only the cases whose <op>/<case> name this regular expression matches (POSIX extended, as "
+                 "run_suite.sh's --filter)");
   app.add_option("--expect-fail", a.expect_fail,
                  "a file of <op>/<case> names, one a line (# comments): such a case that fails is an "
                  "'expected failure' and does not fail the run; one that passes is 'fixed'");
@@ -315,7 +317,7 @@ std::string log_reason(const std::string& log_text, bool have_log) {
 std::string compare_output(const fs::path& suite, const CaseSpec& c, const OutputSpec& o, const fs::path& result_dir,
                            std::size_t max_report, Outcome& out) {
   const fs::path case_dir = suite / c.op / c.name;
-  const std::string shown = display_text(o.result);
+  const std::string& shown = o.result;  // reasons are escaped where they are shown
   const std::string expected_bytes = cli::read_regular_file((case_dir / o.expected).string(), kMaxSuiteFileBytes, false, false);
   const dmlref::NpyArray expected = dmlref::read_npy(
       std::as_bytes(std::span<const char>(expected_bytes.data(), expected_bytes.size())), o.expected);
@@ -326,13 +328,13 @@ std::string compare_output(const fs::path& suite, const CaseSpec& c, const Outpu
     actual_bytes = cli::read_regular_file((result_dir / o.result).string(), limit);
   } catch (const cli::FileRefused& e) {
     if (!fs::exists(fs::symlink_status(result_dir / o.result))) return o.tensor + ": no result file " + shown;
-    return o.tensor + ": " + shown + " refused: " + display_text(e.what());
+    return o.tensor + ": " + shown + " refused: " + e.what();
   }
   dmlref::NpyArray actual;
   try {
     actual = dmlref::read_npy(std::as_bytes(std::span<const char>(actual_bytes.data(), actual_bytes.size())), o.result);
   } catch (const dmlref::Error& e) {
-    return o.tensor + ": " + shown + " is not a .npy file of the output: " + display_text(e.what());
+    return o.tensor + ": " + shown + " is not a .npy file of the output: " + e.what();
   }
   const DataType type = expected.data_type();
   if (actual.data_type() != type) {
@@ -379,7 +381,12 @@ std::string compare_output(const fs::path& suite, const CaseSpec& c, const Outpu
     }
     std::list<detail::DescStore> store;
     const dmlref::Layout layout = dmlref::detail::layout_of_desc(*detail::parse_tensor(store, *t));
-    if (layout.element_count() <= count) {
+    std::uint64_t coordinates = 1;  // saturates: 65535^8 must not wrap around
+    for (std::uint32_t d = 0; d < layout.rank && coordinates <= count; ++d) {
+      const auto size = static_cast<std::uint64_t>(layout.sizes[d]);
+      coordinates = size != 0 && coordinates > count / size ? count + 1 : coordinates * size;
+    }
+    if (coordinates <= count) {
       std::set<std::uint64_t> wanted;
       for (const Raw& m : first) wanted.insert(m.element);
       dmlref::for_each_coordinate(layout, [&](const dmlref::Coord& co) {
@@ -423,7 +430,7 @@ Outcome judge(const fs::path& suite, const fs::path& results, const CaseSpec& c,
   const fs::path exit_path = dir / "exit_code";
   if (!fs::exists(fs::symlink_status(exit_path))) {
     o.status = Status::NotRun;
-    o.reason = "not run (no " + display_text(c.path) + "/exit_code in the results)";
+    o.reason = "not run (no " + c.path + "/exit_code in the results)";
     return o;
   }
   o.status = Status::Failed;
@@ -431,7 +438,7 @@ Outcome judge(const fs::path& suite, const fs::path& results, const CaseSpec& c,
   try {
     code = parse_exit_code(cli::read_regular_file(exit_path.string(), kMaxExitCodeBytes));
   } catch (const cli::FileRefused& e) {
-    o.reason = "exit_code refused: " + display_text(e.what());
+    o.reason = std::string("exit_code refused: ") + e.what();
     return o;
   }
   if (!code) {
@@ -449,6 +456,12 @@ Outcome judge(const fs::path& suite, const fs::path& results, const CaseSpec& c,
     log = cli::read_regular_file((dir / "log.txt").string(), kMaxLogBytes, /*prefix=*/true);
   } catch (const cli::FileRefused&) {
     have_log = false;
+  }
+  // PowerShell 5's own redirection writes UTF-16: its messages are found in the low bytes.
+  if (log.rfind("\xFF\xFE", 0) == 0) {
+    std::string narrow;
+    for (std::size_t i = 2; i + 1 < log.size(); i += 2) narrow += log[i + 1] == '\0' ? log[i] : '?';
+    log = std::move(narrow);
   }
   const std::string code_text = std::to_string(code->value);
   if (!c.valid) {
@@ -538,8 +551,15 @@ std::string details_text(const Outcome& o) {
   return os.str();
 }
 
+// In JUnit, what does not decide verify's exit status is "skipped": expected failures, and cases
+// whose behaviour DirectML does not document when they did not pass.
 std::string junit_xml(const std::vector<std::string>& ops, const std::vector<Outcome>& outcomes) {
-  const auto failing = [](const Outcome& o) { return o.status != Status::Passed && o.status != Status::Fixed; };
+  const auto skipped_case = [](const Outcome& o) {
+    return o.status == Status::ExpectedFailure || (o.undocumented && o.status != Status::Passed && o.status != Status::Fixed);
+  };
+  const auto failing = [&](const Outcome& o) {
+    return o.status != Status::Passed && o.status != Status::Fixed && !skipped_case(o);
+  };
   std::size_t failures = 0;
   for (const Outcome& o : outcomes) failures += failing(o) ? 1 : 0;
   std::ostringstream os;
@@ -550,8 +570,8 @@ std::string junit_xml(const std::vector<std::string>& ops, const std::vector<Out
     for (const Outcome& o : outcomes) {
       if (o.op != op) continue;
       ++tests;
-      failed += failing(o) && o.status != Status::ExpectedFailure ? 1 : 0;
-      skipped += o.status == Status::ExpectedFailure ? 1 : 0;
+      failed += failing(o) ? 1 : 0;
+      skipped += skipped_case(o) ? 1 : 0;
     }
     os << "  <testsuite name=\"" << xml_escape(op) << "\" tests=\"" << tests << "\" failures=\"" << failed
        << "\" skipped=\"" << skipped << "\">\n";
@@ -563,8 +583,9 @@ std::string junit_xml(const std::vector<std::string>& ops, const std::vector<Out
         continue;
       }
       os << ">\n";
-      if (o.status == Status::ExpectedFailure) {
-        os << "      <skipped message=\"expected failure: " << xml_escape(o.reason) << "\"/>\n";
+      if (skipped_case(o)) {
+        os << "      <skipped message=\"" << (o.status == Status::ExpectedFailure ? "expected failure: " : "undocumented: ")
+           << xml_escape(o.reason) << "\"/>\n";
       } else {
         const char* type = o.status == Status::NotRun ? "not-run" : o.status == Status::Timeout ? "timeout" : "failed";
         os << "      <failure type=\"" << type << "\" message=\"" << xml_escape(o.reason) << "\">"
@@ -634,13 +655,23 @@ int verify_main(int argc, char** argv) {
   if (!a.json.empty()) targets.emplace_back("--json", a.json);
   if (!a.junit.empty()) targets.emplace_back("--junit", a.junit);
   for (const auto& [flag, path] : targets) check_target_place(flag, path, suite);
-  std::optional<std::regex> filter;
-  if (!a.filter.empty()) {
-    try {
-      filter.emplace(a.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw UsageError("verify: --filter '" + display_text(a.filter) + "' is not a regular expression: " + e.what());
+  // POSIX extended syntax, as the bash runner's --filter (=~) reads it.
+  struct Filter {
+    regex_t re{};
+    bool active = false;
+    ~Filter() {
+      if (active) regfree(&re);
     }
+    bool matches(const std::string& s) const { return !active || regexec(&re, s.c_str(), 0, nullptr, 0) == 0; }
+  } filter;
+  if (!a.filter.empty()) {
+    const int error = regcomp(&filter.re, a.filter.c_str(), REG_EXTENDED | REG_NOSUB);
+    if (error != 0) {
+      char message[256];
+      regerror(error, &filter.re, message, sizeof message);
+      throw UsageError("verify: --filter '" + display_text(a.filter) + "' is not a regular expression: " + message);
+    }
+    filter.active = true;
   }
   std::set<std::string> expect_fail;
   if (!a.expect_fail.empty()) expect_fail = read_expect_fail(a.expect_fail);
@@ -653,7 +684,7 @@ int verify_main(int argc, char** argv) {
   try {
     for (const Json& path : suite_json.at("cases").items()) {
       all_names.insert(path.str());
-      if (filter && !std::regex_search(path.str(), *filter)) continue;
+      if (!filter.matches(path.str())) continue;
       cases.push_back(load_case(suite, path.str(), listed));
     }
   } catch (const FormatError& e) {
