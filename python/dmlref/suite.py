@@ -124,7 +124,7 @@ def _dtype_of(text: str) -> Optional[np.dtype]:
 
 
 def _plain_name(name: object, what: str) -> str:
-    """A file name inside a case's directory: no separator, not '.', '..' or a reserved name."""
+    """A file name inside a case's directory: no separator, not empty, '.' or '..'."""
     if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name
             or "\\" in name or "\0" in name):
         raise SuiteError(f"{what} {name!r} is not a plain file name inside the case's directory")
@@ -159,7 +159,10 @@ def _sha256_of(full: str) -> str:
     # O_NOFOLLOW and O_NONBLOCK: a link swapped in after the check, or a FIFO, cannot be read
     # through or block; fstat confirms it is still a regular file.
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(full, flags)
+    try:
+        fd = os.open(full, flags)
+    except OSError as e:
+        raise SuiteError(f"{full}: cannot be read ({e.strerror})") from None
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             raise SuiteError(f"{full}: not a regular file")
@@ -786,7 +789,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 if case.undocumented:
                     kind += " undocumented"
                 print(f"{_printable(case.path)}\t{kind}")
-    except (SuiteError, ValueError, re.error) as e:
+    except (SuiteError, ValueError, OSError, re.error) as e:
         print(f"python -m dmlref.suite: {_printable(str(e))}", file=sys.stderr)
         return 2
     return 0
