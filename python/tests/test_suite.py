@@ -177,6 +177,18 @@ def test_python_run_verifies_100_percent(suite_dir, tmp_path):
         assert names == {"exit_code", "log.txt"} | {o.result for o in case.outputs}, case.path
 
 
+def test_python_run_verifies_100_percent_at_an_old_feature_level(tmp_path):
+    """DirectML 1.0's suite: fewer operators and types; the run passes the case's level on."""
+    suite = tmp_path / "suite"
+    tool("generate", "--out", suite, "--feature-level", "1_0", "--max-bytes", "32000000",
+         check_status=0)
+    assert ds.load(suite).feature_level == "1_0"
+    r = python("-m", "dmlref.suite", "run", suite, "--results", tmp_path / "results")
+    assert r.returncode == 0, r.stderr
+    status, outcome, stdout = verify(suite, tmp_path / "results", tmp_path)
+    assert status == 0 and outcome and all(v == "passed" for v in outcome.values()), stdout
+
+
 def test_run_reference_writes_the_expected_buffers(suite_dir):
     """Independently of verify: every valid case's buffers equal the expected files (any accepted
     candidate where SCATTER's updates collide), padding holding the sentinel."""
