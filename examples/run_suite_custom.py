@@ -63,6 +63,7 @@ def run_case(case, results, implementations):
 
 def run_suite(suite_dir, results, implementations=IMPLEMENTATIONS, only_mine=False, filter=None):
     suite = dmlref.suite.load(suite_dir)  # refuses a suite that is not as generated
+    suite.check_results_dir(results)      # results never go into the suite
     ops = sorted(implementations) if only_mine else None
     count = 0
     for case in suite.cases(ops=ops, filter=filter):

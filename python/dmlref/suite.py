@@ -669,6 +669,12 @@ class Suite:
     def __len__(self) -> int:
         return len(self.case_paths)
 
+    def check_results_dir(self, results_dir: Union[str, os.PathLike]) -> None:
+        """Raises :class:`SuiteError` when ``results_dir`` is the suite, lies inside it or
+        contains it (links followed). write_result() checks each case's directory too; a runner
+        calls this once before its first case."""
+        _check_apart(self.path, os.fspath(results_dir))
+
     def __iter__(self) -> Iterator[Case]:
         return self.cases()
 
@@ -739,7 +745,7 @@ def run(suite: Suite, results_dir: str, ops: Optional[Sequence[str]] = None,
         filter: Optional[str] = None, out=sys.stdout) -> int:  # noqa: A002
     """Runs the selected cases through dmlref (valid: run_reference(); invalid: refused at their
     stage) and writes their results under ``results_dir``. Returns the number of cases run."""
-    _check_apart(suite.path, results_dir)
+    suite.check_results_dir(results_dir)
     count = 0
     for case in suite.cases(ops=ops, filter=filter):
         try:

@@ -451,6 +451,9 @@ def test_run_refuses_results_that_overlap_the_suite(suite_copy, tmp_path, where)
     assert "overlaps the suite" in r.stderr
     assert tree_digest(suite_copy) == before
     assert ds.load(suite_copy)  # still intact
+    r = python(ROOT / "examples" / "run_suite_custom.py", suite_copy, results)
+    assert r.returncode == 2 and "overlaps the suite" in r.stderr
+    assert tree_digest(suite_copy) == before
 
 
 def test_write_result_refuses_an_op_folder_linked_into_the_suite(suite_copy, tmp_path):
