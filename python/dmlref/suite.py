@@ -58,6 +58,8 @@ import numpy as np
 __all__ = [
     "EXIT_BIND",
     "EXIT_CREATE",
+    "OPS",
+    "STAGE_MARKERS",
     "Case",
     "Output",
     "Rejected",
@@ -66,6 +68,7 @@ __all__ = [
     "Tensor",
     "load",
     "main",
+    "run",
 ]
 
 # DxDispatch's exit codes where DirectML refuses a case, as bash sees them (the low byte):
