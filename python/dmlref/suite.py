@@ -299,7 +299,13 @@ class Output:
         value = init["value"]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise SuiteError(f"{tensor.field}: sentinel {value!r} is not a number")
-        self.sentinel = np.array(value, dtype=self.dtype)[()]
+        try:
+            with np.errstate(all="raise"):
+                self.sentinel = np.array(value, dtype=self.dtype)[()]
+        except (OverflowError, ValueError, FloatingPointError):
+            self.sentinel = None
+        if self.sentinel is None or self.sentinel != value:
+            raise SuiteError(f"{tensor.field}: sentinel {value!r} is not a {self.dtype} value")
         size_in_bytes = resource.get("sizeInBytes")
         if not isinstance(size_in_bytes, int) or size_in_bytes % self.dtype.itemsize:
             raise SuiteError(f"{tensor.field}: sizeInBytes {size_in_bytes!r} is not a whole number "
@@ -312,6 +318,11 @@ class Output:
         if int(np.prod(self.shape, dtype=object)) != self.size:
             raise SuiteError(f"{tensor.field}: writeFile dimensions {list(self.shape)} do not hold "
                              f"the buffer's {self.size} elements")
+        # The expected file holds the whole buffer: a buffer larger than it is not the generated
+        # one (and would cost memory out of proportion to the suite).
+        if self.size * self.dtype.itemsize > os.lstat(expected).st_size:
+            raise SuiteError(f"{tensor.field}: a buffer of {self.size} elements is larger than "
+                             f"its expected file {expected}")
         self.result = result
         self.expected = expected
         self.collisions = collisions

@@ -549,6 +549,34 @@ def test_load_refuses_a_suite_that_is_not_as_generated(suite_copy, tamper, messa
         ds.load(suite_copy)
 
 
+def rehash(suite_dir, case_dir, name):
+    """Rewrites the manifest's hash of an edited file: tampering that a hash cannot catch."""
+    rel = case_dir.relative_to(suite_dir).as_posix() + "/" + name
+    digest = hashlib.sha256((case_dir / name).read_bytes()).hexdigest()
+    edit_json(suite_dir / "suite.json",
+              lambda info: info["manifest"]["files"].update({rel: digest}))
+
+
+def test_a_rehashed_model_cannot_ask_for_a_huge_output_buffer(suite_copy):
+    case_dir = first_valid(suite_copy)
+
+    def grow(model):
+        (name,) = [n for n, r in model["resources"].items() if "value" in r["initialValues"]]
+        r = model["resources"][name]
+        count = (1 << 31) // ds._dtype_of(r["initialValuesDataType"]).itemsize
+        r["sizeInBytes"] = 1 << 31
+        r["initialValues"]["valueCount"] = count
+        for c in model["commands"]:
+            if c.get("resource") == name:
+                c["dimensions"] = [count]
+
+    edit_json(case_dir / "model.json", grow)
+    rehash(suite_copy, case_dir, "model.json")
+    suite = ds.load(suite_copy)
+    with pytest.raises(ds.SuiteError, match="larger than its expected file"):
+        list(suite.cases(filter="^" + case_dir.relative_to(suite_copy).as_posix() + "$"))
+
+
 def test_cli_reports_a_tampered_suite_with_exit_2(suite_copy, tmp_path):
     tamper_case_json(suite_copy)
     r = python("-m", "dmlref.suite", "run", suite_copy, "--results", tmp_path / "results")
@@ -565,10 +593,7 @@ def test_case_json_paths_stay_in_the_case_directory(suite_copy, field, bad):
     manifest's hash rewritten to match the edited case.json."""
     case_dir = first_valid(suite_copy)
     edit_json(case_dir / "case.json", lambda c: c["outputs"][0].update({field: bad}))
-    rel = case_dir.relative_to(suite_copy).as_posix() + "/case.json"
-    digest = hashlib.sha256((case_dir / "case.json").read_bytes()).hexdigest()
-    edit_json(suite_copy / "suite.json",
-              lambda info: info["manifest"]["files"].update({rel: digest}))
+    rehash(suite_copy, case_dir, "case.json")
     suite = ds.load(suite_copy)
     with pytest.raises(ds.SuiteError, match="plain file name|may not be"):
         list(suite)
