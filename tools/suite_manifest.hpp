@@ -92,18 +92,11 @@ inline bool plain_relative_path(std::string_view p) {
   }
 }
 
-// Every regular file under `dir` (not following symlinks), as relative POSIX paths, sorted; with
-// `others`, also every entry that is neither a regular file nor a directory (symlinks included).
-inline std::vector<std::string> files_under(const fs::path& dir, std::vector<std::string>* others = nullptr) {
+// Every regular file under `dir` (not following symlinks), as relative POSIX paths, sorted.
+inline std::vector<std::string> files_under(const fs::path& dir) {
   std::vector<std::string> out;
   for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
-    const fs::file_status st = it->symlink_status();
-    const std::string rel = fs::relative(it->path(), dir).generic_string();
-    if (fs::is_regular_file(st)) {
-      out.push_back(rel);
-    } else if (!fs::is_directory(st) && others != nullptr) {
-      others->push_back(rel);
-    }
+    if (fs::is_regular_file(it->symlink_status())) out.push_back(fs::relative(it->path(), dir).generic_string());
   }
   std::sort(out.begin(), out.end());
   return out;
