@@ -57,7 +57,9 @@ sys.exit(not os.path.isfile(os.path.join(sysconfig.get_path("include"), "Python.
   "$venv/bin/python" -m pip install -q --no-build-isolation -C build-dir=build-python/build \
     -C cmake.define.DMLREF_PYTHON_WERROR=ON .
   status=0
-  "$venv/bin/python" -m pytest -q python/tests || status=$?
+  # The suite's tests (python/tests/test_suite.py) run dmlref-check generate and verify.
+  DMLREF_CHECK="$PWD/$dir/tools/dmlref-check" "$venv/bin/python" -m pytest -q python/tests ||
+    status=$?
   # Any non-zero exit fails, 5 ("no tests collected") included.
   [ "$status" -eq 0 ] || { echo "dmlref: Python tests failed (pytest exit $status)" >&2; exit 1; }
 fi
