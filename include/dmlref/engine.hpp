@@ -45,12 +45,14 @@ static_assert(std::is_trivially_copyable_v<CopyPlan>);
 inline constexpr std::uint64_t kIndexChunk = 256;
 
 // Calls f(o, start, count) for every chunk of at most kIndexChunk elements of every innermost run
-// of a three-operand walk: o the run's offsets, start the chunk's first position in the run. An f
-// that returns bool stops the walk by returning true (call_until).
+// of a three-operand walk: o the run's offsets (plus `base`, a part's place in the whole walk:
+// for_each_plan_part), start the chunk's first position in the run. An f that returns bool stops
+// the walk by returning true (call_until).
 template <class F>
-void walk_index_chunks(const CopyPlan& walk, F&& f) {
+void walk_index_chunks(const CopyPlan& walk, F&& f, const PlanBase& base = {}) {
   const std::uint64_t n = walk.inner_size();
-  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& o) {
+  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& run) {
+    const std::array<std::int64_t, 3> o{run[0] + base[0], run[1] + base[1], run[2] + base[2]};
     for (std::uint64_t c0 = 0; c0 < n; c0 += kIndexChunk) {
       const auto start = static_cast<std::int64_t>(c0);
       if (call_until(f, o, start, std::min(kIndexChunk, n - c0))) return true;
@@ -298,32 +300,37 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // ends, JOIN/SPLIT of 64-byte rows at 16 MiB read 0.77-0.96 of memcpy streamed against
   // 0.59-0.81 not, bench_table, same runs.)
   const std::uint64_t stream_min = stream ? kStreamMinPackedRunBytes : 0;
-  std::array<BlockRun, kBlockGroup> runs;
-  for (std::uint64_t begin = 0; begin < positions; begin += rows) {
-    const std::uint64_t end = std::min(positions, begin + rows);
-    std::size_t n = 0;
-    base = 0;
-    for (std::size_t i = 0; i < p.count; ++i) {
-      const Block b = block_of(i, base);
-      base += b.layout[0].sizes[axis];
-      const std::uint64_t run = run_of(b);
-      if (run == 0) continue;
-      BlockRun& r = runs[n++];
-      r.src = b.data[0];
-      r.dst = b.data[1];
-      r.run_bytes = run * element_bytes;
-      for (std::uint32_t k = 0; k < outer_rank; ++k) {
-        r.src_step[k] = b.layout[0].strides[outer_dim[k]] * element;
-        r.dst_step[k] = b.layout[1].strides[outer_dim[k]] * element;
+  // Threads take consecutive ranges of outer positions: their rows are disjoint parts of every
+  // block, so any split moves the same bytes.
+  const std::size_t parts = parallel_parts(positions * position_bytes, positions);
+  parallel_ranges(parts, positions, [&](std::uint64_t first, std::uint64_t last) {
+    std::array<BlockRun, kBlockGroup> runs;
+    for (std::uint64_t begin = first; begin < last; begin += rows) {
+      const std::uint64_t end = std::min(last, begin + rows);
+      std::size_t n = 0;
+      std::int64_t at = 0;
+      for (std::size_t i = 0; i < p.count; ++i) {
+        const Block b = block_of(i, at);
+        at += b.layout[0].sizes[axis];
+        const std::uint64_t run = run_of(b);
+        if (run == 0) continue;
+        BlockRun& r = runs[n++];
+        r.src = b.data[0];
+        r.dst = b.data[1];
+        r.run_bytes = run * element_bytes;
+        for (std::uint32_t k = 0; k < outer_rank; ++k) {
+          r.src_step[k] = b.layout[0].strides[outer_dim[k]] * element;
+          r.dst_step[k] = b.layout[1].strides[outer_dim[k]] * element;
+        }
+        if (n == group) {
+          copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
+          n = 0;
+        }
       }
-      if (n == group) {
-        copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
-        n = 0;
-      }
+      if (n != 0) copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
     }
-    if (n != 0) copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
-  }
-  if (stream) stream_fence();
+    if (stream) stream_fence();
+  });
 }
 
 // copy_pieces_of_width with elements as W.
@@ -445,8 +452,8 @@ using RowOffsetsFn = void (*)(const void* context, std::int64_t first, std::int6
 // Every loop copies what it uses into locals: store_bits's and memcpy's stores may alias
 // anything, so values read through a closure would be reloaded after every element.
 template <class W>
-void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offsets_of,
-                 const void* context) {
+void gather_rows_part(const RowGather& plan, const PlanBase& base, const W* in, W* out,
+                      RowOffsetsFn offsets_of, const void* context) {
   const std::int64_t ts = plan.grid.inner_stride(0);
   const std::int64_t bs = plan.grid.inner_stride(1);
   const std::int64_t os = plan.grid.inner_stride(2);
@@ -492,8 +499,23 @@ void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offset
         }
         break;
     }
-  });
+  }, base);
   if (plan.move == RowMove::Stream) stream_fence();
+}
+
+// gather_rows_part over parts of the grid on the engine's threads: every row has its own output
+// place, so any split writes the same bytes.
+template <class W>
+void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offsets_of,
+                 const void* context) {
+  const std::uint64_t bytes =
+      plan.grid.run_count() * plan.grid.inner_size() * plan.row.run_count() *
+      plan.row.inner_size() * sizeof(W);
+  for_each_plan_part(plan.grid, bytes, [&](const CopyPlan& grid, const PlanBase& base) {
+    RowGather part = plan;
+    part.grid = grid;
+    gather_rows_part(part, base, in, out, offsets_of, context);
+  });
 }
 
 // Rows addressed by tuples of indices, the context of index_tuple_offsets: a tuple's `coords`
@@ -564,8 +586,8 @@ using ElementTargetsFn = void (*)(const void* context, std::int64_t first, std::
 // Executes an ElementScatter with elements as W, in row-major order of the walk (so of several
 // elements sent to one place, the last stays).
 template <class W>
-void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
-                      ElementTargetsFn targets_of, const void* context) {
+void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, const W* src, W* dst,
+                           ElementTargetsFn targets_of, const void* context) {
   const std::int64_t si = plan.walk.inner_stride(0);
   const std::int64_t su = plan.walk.inner_stride(1);
   const std::int64_t so = plan.walk.inner_stride(2);
@@ -590,7 +612,27 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
       const auto ii = static_cast<std::int64_t>(i);
       store_bits(to + (ii * step_to + targets[i]), load_bits(from + ii * step_from));
     }
-  });
+  }, base);
+}
+
+// scatter_elements_part over parts of the walk on the engine's threads. Only dimensions along
+// which the destination moves (operand 2's stride is not 0) are split: an index changes its
+// element's place along the scattered axis only, where that stride is 0, so two updates of one
+// output element always fall in one part, and within a part they are stored in the walk's order
+// (the last stays, as in the one-thread loop).
+template <class W>
+void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
+                      ElementTargetsFn targets_of, const void* context) {
+  std::uint32_t allowed = 0;
+  for (std::uint32_t d = 0; d < plan.walk.rank; ++d) {
+    if (plan.walk.strides[2][d] != 0) allowed |= 1u << d;
+  }
+  const std::uint64_t bytes = plan.walk.run_count() * plan.walk.inner_size() * sizeof(W);
+  for_each_plan_part(plan.walk, bytes, [&](const CopyPlan& walk, const PlanBase& base) {
+    ElementScatter part = plan;
+    part.walk = walk;
+    scatter_elements_part(part, base, src, dst, targets_of, context);
+  }, allowed);
 }
 
 // ---- index passes ------------------------------------------------------------------------------
@@ -718,12 +760,11 @@ inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_
   std::array<std::array<std::int64_t, kMaxRank>, 4> outer_strides{};
   for (std::size_t k = 0; k < 4; ++k) outer_strides[k] = whole.layouts[k].strides;
   const CopyPlan outer = make_copy_plan(out.size_span().first(axis), outer_strides);
-  const std::uint64_t run = outer.inner_size();
-  ScatterSlab slab;
-  slab.axis = 1;
+  ScatterSlab parted;
+  parted.axis = 1;
   for (std::size_t k = 0; k < 4; ++k) {
     const Layout& l = whole.layouts[k];
-    Layout& part = slab.layouts[k];
+    Layout& part = parted.layouts[k];
     part.rank = 1 + l.rank - axis;
     part.strides[0] = outer.inner_stride(k);
     for (std::uint32_t d = axis; d < l.rank; ++d) {
@@ -731,15 +772,23 @@ inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_
       part.strides[1 + d - axis] = l.strides[d];
     }
   }
-  walk_runs<4>(outer, [&](const std::array<std::int64_t, 4>& o) {
-    for (std::uint64_t begin = 0; begin < run; begin += rows) {
-      const auto b = static_cast<std::int64_t>(begin);
-      for (std::size_t k = 0; k < 4; ++k) {
-        slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, run - begin));
-        slab.offsets[k] = o[k] + b * slab.layouts[k].strides[0];
+  // Threads take parts of the outer walk: each slab is built whole by one thread, and no two
+  // slabs share an output element (SC7).
+  std::uint64_t bytes = block;
+  for (std::uint32_t d = 0; d < axis; ++d) bytes *= out.sizes[d];
+  for_each_plan_part(outer, bytes, [&](const CopyPlan& part, const PlanBase& base) {
+    ScatterSlab slab = parted;
+    const std::uint64_t part_run = part.inner_size();
+    walk_runs<4>(part, [&](const std::array<std::int64_t, 4>& o) {
+      for (std::uint64_t begin = 0; begin < part_run; begin += rows) {
+        const auto b = static_cast<std::int64_t>(begin);
+        for (std::size_t k = 0; k < 4; ++k) {
+          slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, part_run - begin));
+          slab.offsets[k] = base[k] + o[k] + b * slab.layouts[k].strides[0];
+        }
+        move(context, slab);
       }
-      move(context, slab);
-    }
+    });
   });
 }
 
@@ -819,7 +868,8 @@ using RunLengthsFn = void (*)(const void* lengths, std::int64_t first, std::int6
 #if DMLREF_ENGINE_AVX2
 // ReversedRuns whose runs are contiguous in both tensors, a chunk of runs per call of the AVX2
 // loop (reverse_rows_avx2). Bytes, not elements: compiled once for every width.
-inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const void* in,
+inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBase& base,
+                                         const void* in,
                                          const void* lengths, void* out, RunLengthsFn lengths_of,
                                          std::size_t element_bytes) {
   const std::uint64_t n = plan.axis_size;
@@ -843,15 +893,15 @@ inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const void* i
       case 4: return reverse_rows_avx2<4>(s, in_inner, d, out_inner, l, count, row);
       default: return reverse_rows_avx2<8>(s, in_inner, d, out_inner, l, count, row);
     }
-  });
+  }, base);
 }
 #endif
 
 // Executes ReversedRuns with elements as W: per run, its first L elements reversed and the rest
 // copied, or, when runs lie side by side, all of them one axis position at a time.
 template <class W>
-void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W* out,
-                  RunLengthsFn lengths_of) {
+void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* in,
+                       const void* lengths, W* out, RunLengthsFn lengths_of, bool stream) {
   const std::uint64_t n = plan.axis_size;
   const std::int64_t in_step = plan.in_step;
   const std::int64_t out_step = plan.out_step;
@@ -869,9 +919,6 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
     // L1 cache (kSlabBytes), so each source row a group reads from stays cached until all are done.
     const std::uint64_t group =
         std::clamp<std::uint64_t>(kSlabBytes / (n * sizeof(W)), 16, kIndexChunk);
-    std::uint64_t output_bytes = n * sizeof(W);
-    for (std::uint32_t d = 0; d < plan.walk.rank; ++d) output_bytes *= plan.walk.sizes[d];
-    const bool stream = output_bytes >= kStreamMinBytes;
     walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
                                      std::uint64_t count) {
       std::array<std::uint64_t, kIndexChunk> length;
@@ -912,13 +959,13 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
           }
         }
       }
-    });
+    }, base);
     if (stream) stream_fence();
     return;
   }
 #if DMLREF_ENGINE_AVX2
   if (unit && engine_avx2_enabled()) {
-    reverse_contiguous_runs_avx2(plan, in, lengths, out, lengths_of, sizeof(W));
+    reverse_contiguous_runs_avx2(plan, base, in, lengths, out, lengths_of, sizeof(W));
     return;
   }
 #endif
@@ -945,6 +992,21 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
         copy_run(src + ll * in_step, in_step, dst + ll * out_step, out_step, n - l);
       }
     }
+  }, base);
+}
+
+// reverse_runs_part over parts of the walk on the engine's threads: each run has its own output
+// elements, so any split writes the same bytes. Streaming is decided once, from the whole output.
+template <class W>
+void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W* out,
+                  RunLengthsFn lengths_of) {
+  const std::uint64_t bytes = plan.walk.run_count() * plan.walk.inner_size() * plan.axis_size *
+                              sizeof(W);
+  const bool stream = bytes >= kStreamMinBytes;
+  for_each_plan_part(plan.walk, bytes, [&](const CopyPlan& walk, const PlanBase& base) {
+    ReversedRuns part = plan;
+    part.walk = walk;
+    reverse_runs_part(part, base, in, lengths, out, lengths_of, stream);
   });
 }
 
