@@ -13,9 +13,11 @@ from ._dmlref import (  # noqa: F401  (the package's API is the extension's)
     check_scatter,
     compare,
     gather_nd1,
+    get_num_threads,
     join,
     reverse_subsequences,
     scatter,
+    set_num_threads,
     split,
 )
 
