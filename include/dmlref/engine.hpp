@@ -442,6 +442,47 @@ inline void copy_fixed_rows_of_size(std::uint64_t bytes, const unsigned char* in
   }
 }
 
+// Whether streamed rows of `row_bytes` bytes, `step` bytes apart from `first`, all start and end
+// on 16-byte boundaries (a packed output of rows of a multiple of 16 bytes, the usual case):
+// then stream_aligned_rows moves them with no per-row alignment work.
+inline bool stream_rows_aligned(const void* first, std::int64_t step,
+                                std::uint64_t row_bytes) noexcept {
+#if defined(__SSE2__) || defined(_M_X64)
+  return reinterpret_cast<std::uintptr_t>(first) % 16 == 0 && step % 16 == 0 &&
+         row_bytes % 16 == 0;
+#else
+  (void)first;
+  (void)step;
+  (void)row_bytes;
+  return false;
+#endif
+}
+
+// Rows of `row_bytes` (a multiple of 16) from in + offsets[i] elements of `element_bytes` to
+// out + i * out_step bytes (16-byte aligned), each prefetched `ahead` rows before, written with
+// streaming stores 16 bytes at a time, inline: the per-row call and alignment work of
+// copy_bytes_streaming were half the time of gathering 64-byte rows (16 MiB, perf).
+inline void stream_aligned_rows(const unsigned char* in, const std::int64_t* offsets,
+                                std::uint64_t count, unsigned char* out, std::int64_t out_step,
+                                std::size_t element_bytes, std::uint64_t row_bytes,
+                                std::uint64_t fetch, std::uint64_t ahead) noexcept {
+#if defined(__SSE2__) || defined(_M_X64)
+  const auto element = static_cast<std::int64_t>(element_bytes);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (fetch != 0 && i + ahead < count) prefetch_bytes(in + offsets[i + ahead] * element, fetch);
+    const unsigned char* const s = in + offsets[i] * element;
+    unsigned char* const d = out + static_cast<std::int64_t>(i) * out_step;
+    for (std::uint64_t k = 0; k < row_bytes; k += 16) {
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k)));
+    }
+  }
+#else
+  (void)in, (void)offsets, (void)count, (void)out, (void)out_step, (void)element_bytes;
+  (void)row_bytes, (void)fetch, (void)ahead;
+#endif
+}
+
 // The operator's index reader: the input offsets of `count` rows, row i's indices at position
 // first + i * step, its base offset base + i * base_step.
 using RowOffsetsFn = void (*)(const void* context, std::int64_t first, std::int64_t step,
@@ -481,8 +522,17 @@ void gather_rows_part(const RowGather& plan, const PlanBase& base, const W* in, 
                                 offsets.data(), count, reinterpret_cast<unsigned char*>(d0),
                                 ostep * static_cast<std::int64_t>(sizeof(W)), sizeof(W), ahead);
         break;
-      case RowMove::Run:
       case RowMove::Stream:
+        if (stream_rows_aligned(d0, ostep * static_cast<std::int64_t>(sizeof(W)),
+                                length * sizeof(W))) {
+          stream_aligned_rows(reinterpret_cast<const unsigned char*>(in), offsets.data(), count,
+                              reinterpret_cast<unsigned char*>(d0),
+                              ostep * static_cast<std::int64_t>(sizeof(W)), sizeof(W),
+                              length * sizeof(W), fetch, ahead);
+          break;
+        }
+        [[fallthrough]];
+      case RowMove::Run:
         for (std::uint64_t i = 0; i < count; ++i) {
           if (fetch != 0 && i + ahead < count) prefetch_bytes(in + offsets[i + ahead], fetch);
           W* const dst = d0 + static_cast<std::int64_t>(i) * ostep;
