@@ -64,7 +64,9 @@ struct Case {
 
 using Factory = std::function<std::unique_ptr<Case>()>;
 
-std::uint32_t element_bytes(DataType t) { return static_cast<std::uint32_t>(dmlref::element_size(t)); }
+std::uint32_t element_bytes(DataType t) {
+  return static_cast<std::uint32_t>(dmlref::element_size(t));
+}
 
 // A seeded draw of the matrix's variety.
 struct Draw {
@@ -99,7 +101,7 @@ Sizes concat(Sizes a, std::initializer_list<std::uint32_t> b) {
   return a;
 }
 
-// ---- the classes ---------------------------------------------------------------------------------
+// ---- the classes -------------------------------------------------------------------------------
 
 // JOIN (or SPLIT) of 2-4 pieces along the outermost dimension.
 std::unique_ptr<Case> join_axis0(Draw d, DataType type, std::uint32_t cols, std::uint32_t pieces,
@@ -294,7 +296,9 @@ struct Class {
   std::function<std::unique_ptr<Case>(std::uint64_t bytes)> issue;  // the issue's own shape
 };
 
-std::uint64_t about(Draw& d, std::uint64_t lo, std::uint64_t hi) { return lo + d.rng() % (hi - lo); }
+std::uint64_t about(Draw& d, std::uint64_t lo, std::uint64_t hi) {
+  return lo + d.rng() % (hi - lo);
+}
 
 std::vector<Class> classes() {
   const DataType f32 = DataType::Float32;
@@ -306,19 +310,27 @@ std::vector<Class> classes() {
                  const std::uint32_t cols = d.size_near(about(d, 16, 4096), s % 2 == 0);
                  return join_axis0(d, t, cols, 2 + static_cast<std::uint32_t>(d.rng() % 3), lead);
                },
-               [f32](std::uint64_t bytes) { return join_axis0({std::mt19937(1), bytes}, f32, 1024, 2, {}); }});
+               [f32](std::uint64_t bytes) {
+                 return join_axis0({std::mt19937(1), bytes}, f32, 1024, 2, {});
+               }});
   c.push_back({"join_rows64",
                [](Draw& d, int) {
                  const DataType t = d.type();
-                 return rows64(d, t, 2 + static_cast<std::uint32_t>(d.rng() % 7), d.leading(), false);
+                 const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 7);
+                 return rows64(d, t, pieces, d.leading(), false);
                },
-               [f32](std::uint64_t bytes) { return rows64({std::mt19937(1), bytes}, f32, 4, {}, false); }});
+               [f32](std::uint64_t bytes) {
+                 return rows64({std::mt19937(1), bytes}, f32, 4, {}, false);
+               }});
   c.push_back({"split_rows64",
                [](Draw& d, int) {
                  const DataType t = d.type();
-                 return rows64(d, t, 2 + static_cast<std::uint32_t>(d.rng() % 7), d.leading(), true);
+                 const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 7);
+                 return rows64(d, t, pieces, d.leading(), true);
                },
-               [f32](std::uint64_t bytes) { return rows64({std::mt19937(1), bytes}, f32, 4, {}, true); }});
+               [f32](std::uint64_t bytes) {
+                 return rows64({std::mt19937(1), bytes}, f32, 4, {}, true);
+               }});
   c.push_back({"transposed",
                [](Draw& d, int s) {
                  const DataType t = d.type();
@@ -328,7 +340,7 @@ std::vector<Class> classes() {
                  return transposed(t, rows, cols, lead);
                },
                [f32](std::uint64_t bytes) {
-                 const auto rows = static_cast<std::uint32_t>(bytes >= (std::uint64_t{64} << 20) ? 16384 : 4096);
+                 const std::uint32_t rows = bytes >= (std::uint64_t{64} << 20) ? 16384 : 4096;
                  return transposed(f32, rows, static_cast<std::uint32_t>(bytes / 4 / rows), {});
                }});
   c.push_back({"reverse_axis0",

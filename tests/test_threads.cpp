@@ -14,6 +14,9 @@
 #include <type_traits>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace test_threads {  // this file's own names (tests/CMakeLists.txt: unity groups)
 
 using namespace dmlref;
@@ -238,7 +241,7 @@ void diff_reverse(std::uint32_t threads, std::mt19937& rng) {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("threads: every operator's fast path equals the golden loop on 1, 2, 3, 8 threads",
+TEST_CASE_TEMPLATE("threads: every operator's fast path equals the golden loop, 1, 2, 3, 8 threads",
                    T, DMLREF_ALL_TYPES) {
   for (const std::uint32_t threads : kThreadCounts) {
     std::mt19937 rng(20261126u + threads * 101u + static_cast<unsigned>(sizeof(T)));
@@ -304,6 +307,31 @@ TEST_CASE("threads: a small call stays on the calling thread, a large one uses t
   }
   CHECK(pool.calls() == before + 1);
   set_num_threads(0);
+}
+
+TEST_CASE("threads: a process forked after the workers started computes on its own thread") {
+  // JOIN of two uint8 pieces {256, 4096} along axis 1, split: the pool's workers start here, then
+  // a child forked from this process makes the same call (its parent's workers do not exist in
+  // it) and exits 0 only when its result equals the parent's.
+  const std::vector<std::uint8_t> a = test::distinct_buffer<std::uint8_t>(256 * 4096);
+  const std::vector<std::uint8_t> b = test::distinct_buffer<std::uint8_t>(256 * 4096, 77);
+  const TensorView<const std::uint8_t> pieces[] = {
+      TensorView<const std::uint8_t>(a.data(), {256, 4096}),
+      TensorView<const std::uint8_t>(b.data(), {256, 4096})};
+  const Split split(4);
+  std::vector<std::uint8_t> parent(256 * 8192), child(256 * 8192);
+  join<std::uint8_t>(pieces, TensorView<std::uint8_t>(parent.data(), {256, 8192}), 1);
+  REQUIRE(detail::ThreadPool::instance().workers() >= 1);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    join<std::uint8_t>(pieces, TensorView<std::uint8_t>(child.data(), {256, 8192}), 1);
+    ::_exit(child == parent ? 0 : 1);
+  }
+  int status = -1;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("threads: set_num_threads and get_num_threads; 0 restores the default") {

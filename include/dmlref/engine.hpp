@@ -673,11 +673,14 @@ void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, con
 template <class W>
 void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
                       ElementTargetsFn targets_of, const void* context) {
+  const std::uint64_t bytes = plan.walk.run_count() * plan.walk.inner_size() * sizeof(W);
+  if (bytes < parallel_min_bytes) {  // every slab of a SCATTER built slab by slab
+    return scatter_elements_part(plan, PlanBase{}, src, dst, targets_of, context);
+  }
   std::uint32_t allowed = 0;
   for (std::uint32_t d = 0; d < plan.walk.rank; ++d) {
     if (plan.walk.strides[2][d] != 0) allowed |= 1u << d;
   }
-  const std::uint64_t bytes = plan.walk.run_count() * plan.walk.inner_size() * sizeof(W);
   for_each_plan_part(plan.walk, bytes, [&](const CopyPlan& walk, const PlanBase& base) {
     ElementScatter part = plan;
     part.walk = walk;
@@ -951,7 +954,8 @@ inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBas
 // copied, or, when runs lie side by side, all of them one axis position at a time.
 template <class W>
 void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* in,
-                       const void* lengths, W* out, RunLengthsFn lengths_of, bool stream) {
+                       const void* lengths, W* out, RunLengthsFn lengths_of, bool stream,
+                       std::uint64_t a0, std::uint64_t a1) {
   const std::uint64_t n = plan.axis_size;
   const std::int64_t in_step = plan.in_step;
   const std::int64_t out_step = plan.out_step;
@@ -987,7 +991,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
         // order, 1.08-1.14 in source order).
         const std::size_t row_bytes = count * sizeof(W);
         const bool stream_rows = stream && is == 1 && os == 1 && row_bytes >= kStreamMinRunBytes;
-        for (std::uint64_t f = 0; f < axis_size; ++f) {
+        for (std::uint64_t f = a0; f < a1; ++f) {
           const auto from = static_cast<std::int64_t>(f);
           const auto at = static_cast<std::int64_t>(reversed_source(f, l0, axis_size));
           if (stream_rows) {
@@ -1000,7 +1004,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
       }
       for (std::uint64_t g0 = 0; g0 < count; g0 += group) {
         const std::uint64_t g1 = std::min(count, g0 + group);
-        for (std::uint64_t a = 0; a < axis_size; ++a) {
+        for (std::uint64_t a = a0; a < a1; ++a) {
           const auto at = static_cast<std::int64_t>(a);
           for (std::uint64_t j = g0; j < g1; ++j) {
             const auto jj = static_cast<std::int64_t>(j);
@@ -1053,10 +1057,23 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   const std::uint64_t bytes = plan.walk.run_count() * plan.walk.inner_size() * plan.axis_size *
                               sizeof(W);
   const bool stream = bytes >= kStreamMinBytes;
+  const std::uint64_t n = plan.axis_size;
+  const bool side_by_side =
+      !(plan.in_step == 1 && plan.out_step == 1) && plan.walk.inner_size() > 1;
+  if (side_by_side && n >= parallel_parts(bytes, ~std::uint64_t{0})) {
+    // Runs side by side, walked one axis position at a time: where the axis has a position for
+    // every part, threads take consecutive ranges of it (source positions where a chunk's runs
+    // share a length, output positions otherwise), so each reads and writes whole rows of
+    // neighbouring elements, not a few columns of every row.
+    parallel_ranges(parallel_parts(bytes, n), n, [&](std::uint64_t a0, std::uint64_t a1) {
+      reverse_runs_part(plan, PlanBase{}, in, lengths, out, lengths_of, stream, a0, a1);
+    });
+    return;
+  }
   for_each_plan_part(plan.walk, bytes, [&](const CopyPlan& walk, const PlanBase& base) {
     ReversedRuns part = plan;
     part.walk = walk;
-    reverse_runs_part(part, base, in, lengths, out, lengths_of, stream);
+    reverse_runs_part(part, base, in, lengths, out, lengths_of, stream, 0, n);
   });
 }
 

@@ -15,12 +15,17 @@
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
 
 #if defined(__linux__)
 #include <sched.h>
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#define DMLREF_HAS_GETPID 1
 #endif
 
 #include "dmlref/error.hpp"
@@ -89,7 +94,9 @@ using PartFn = void (*)(const void* context, std::size_t part) noexcept;
 
 // Worker threads, started the first time a call needs them and kept (asleep) for the next call;
 // joined when the program ends. One call runs on the pool at a time: a call made while another
-// thread's call has it runs on its own thread (same result, one thread's speed).
+// thread's call has it runs on its own thread (same result, one thread's speed). A process
+// forked after the workers started (Python's multiprocessing, for one) has none of them: there
+// every call runs on the calling thread.
 class ThreadPool {
  public:
   static ThreadPool& instance() {
@@ -100,6 +107,11 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
   ~ThreadPool() {
+    if (forked()) {
+      // The workers are the parent's: nothing to join, and std::thread would end the program.
+      for (std::thread& t : workers_) new (&t) std::thread();
+      return;
+    }
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
@@ -121,6 +133,10 @@ class ThreadPool {
   // Every part of [0, parts), on the calling thread and up to `threads` - 1 workers, each taking
   // the next part not yet taken; returns when all are done.
   void run(std::size_t parts, std::uint32_t threads, PartFn part, const void* context) noexcept {
+    if (forked()) {
+      for (std::size_t i = 0; i < parts; ++i) part(context, i);
+      return;
+    }
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     std::size_t helpers = std::min<std::size_t>(threads - 1, parts - 1);
     if (!busy.owns_lock()) helpers = 0;
@@ -147,6 +163,16 @@ class ThreadPool {
   }
 
  private:
+  // Whether this is a child process forked from the one that made the pool: its workers, and
+  // perhaps the state of its mutexes, stayed in the parent.
+  bool forked() const noexcept {
+#if defined(DMLREF_HAS_GETPID)
+    return ::getpid() != pid_;
+#else
+    return false;
+#endif
+  }
+
   // Makes sure `wanted` workers exist; returns how many do (fewer where the system refuses more
   // threads: the call then runs on those it has).
   std::size_t start_workers(std::size_t wanted) noexcept {
@@ -204,6 +230,9 @@ class ThreadPool {
   std::size_t parts_ = 0;
   std::atomic<std::size_t> next_{0};
   bool stop_ = false;
+#if defined(DMLREF_HAS_GETPID)
+  const pid_t pid_ = ::getpid();
+#endif
 };
 
 // The threads a call may use now: 1 inside a part (see in_parallel_part), else get_num_threads().
