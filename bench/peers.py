@@ -62,49 +62,45 @@ def ratio(op, copy, rounds):
     return c / o
 
 
-def cases(nbytes, rng):
-    """name -> {library: (op, output arrays for its copy baseline)}."""
-    n = nbytes // 4
-    out = {}
+def np_copy(dst):
+    src = np.empty_like(dst)
+    src.fill(1)
+    return lambda: np.copyto(dst, src)
 
-    def np_copy(dst):
-        src = np.empty_like(dst)
-        src.fill(1)
-        return lambda: np.copyto(dst, src)
 
-    def torch_copy(dst):
-        src = torch.ones_like(dst)
-        return lambda: dst.copy_(src)
+def torch_copy(dst):
+    src = torch.ones_like(dst)
+    return lambda: dst.copy_(src)
 
-    def both(name, dml, numpy_op, torch_op, np_out, torch_out):
-        out[name] = {
-            "dmlref": (dml, np_copy(np_out)),
-            "numpy": (numpy_op, np_copy(np_out)),
-            "torch": (torch_op, torch_copy(torch_out)),
-        }
 
-    rows = n // 1024
-    a = rng.standard_normal((rows // 2, 1024), dtype=np.float32)
-    o = np.empty((rows // 2 * 2, 1024), np.float32)
+def entry(dml, numpy_op, torch_op, np_out, torch_out):
+    return {"dmlref": (dml, np_copy(np_out)), "numpy": (numpy_op, np_copy(np_out)),
+            "torch": (torch_op, torch_copy(torch_out))}
+
+
+def join_axis0(n, rng):
+    a = rng.standard_normal((n // 2048, 1024), dtype=np.float32)
+    o = np.empty((a.shape[0] * 2, 1024), np.float32)
     ta, to = torch.from_numpy(a), torch.from_numpy(np.empty_like(o))
-    both("JOIN axis 0",
-         lambda: dmlref.join([a, a], axis=0, out=o),
-         lambda: np.concatenate([a, a], axis=0, out=o),
-         lambda: torch.cat([ta, ta], dim=0, out=to), o, to)
+    return entry(lambda: dmlref.join([a, a], axis=0, out=o),
+                 lambda: np.concatenate([a, a], axis=0, out=o),
+                 lambda: torch.cat([ta, ta], dim=0, out=to), o, to)
 
-    r64 = n // 64
-    pieces = [rng.standard_normal((r64, 16), dtype=np.float32) for _ in range(4)]
-    w = np.empty((r64, 64), np.float32)
+
+def join_rows64(n, rng):
+    pieces = [rng.standard_normal((n // 64, 16), dtype=np.float32) for _ in range(4)]
+    w = np.empty((n // 64, 64), np.float32)
     tp, tw = [torch.from_numpy(p) for p in pieces], torch.from_numpy(np.empty_like(w))
-    both("JOIN of rows of 64 B",
-         lambda: dmlref.join(pieces, axis=1, out=w),
-         lambda: np.concatenate(pieces, axis=1, out=w),
-         lambda: torch.cat(tp, dim=1, out=tw), w, tw)
+    return entry(lambda: dmlref.join(pieces, axis=1, out=w),
+                 lambda: np.concatenate(pieces, axis=1, out=w),
+                 lambda: torch.cat(tp, dim=1, out=tw), w, tw)
 
-    whole = rng.standard_normal((r64, 64), dtype=np.float32)
-    outs = [np.empty((r64, 16), np.float32) for _ in range(4)]
-    tw2 = torch.from_numpy(whole)
-    touts = [torch.from_numpy(np.empty((r64, 16), np.float32)) for _ in range(4)]
+
+def split_rows64(n, rng):
+    whole = rng.standard_normal((n // 64, 64), dtype=np.float32)
+    outs = [np.empty((n // 64, 16), np.float32) for _ in range(4)]
+    tw = torch.from_numpy(whole)
+    touts = [torch.from_numpy(np.empty((n // 64, 16), np.float32)) for _ in range(4)]
 
     def np_split():
         for i, p in enumerate(outs):
@@ -112,64 +108,75 @@ def cases(nbytes, rng):
 
     def torch_split():
         for i, p in enumerate(touts):
-            p.copy_(tw2[:, 16 * i:16 * i + 16])
+            p.copy_(tw[:, 16 * i:16 * i + 16])
 
-    out["SPLIT into rows of 64 B"] = {
-        "dmlref": (lambda: dmlref.split(whole, 4, axis=1), np_copy(whole)),
-        "numpy": (np_split, np_copy(whole)),
-        "torch": (torch_split, torch_copy(torch.from_numpy(np.empty_like(whole)))),
-    }
+    return {"dmlref": (lambda: dmlref.split(whole, 4, axis=1), np_copy(whole)),
+            "numpy": (np_split, np_copy(whole)),
+            "torch": (torch_split, torch_copy(torch.from_numpy(np.empty_like(whole))))}
 
-    tr = 4096 if nbytes < (64 << 20) else 16384
-    stored = rng.standard_normal((n // tr, tr), dtype=np.float32)  # the transposed copy's source
-    t_out = np.empty((tr, n // tr), np.float32)
-    ts, tt = torch.from_numpy(stored), torch.from_numpy(np.empty_like(t_out))
-    both(f"transposed copy, {tr} x {n // tr}",
-         lambda: dmlref.join([stored.T], axis=1, out=t_out),
-         lambda: np.copyto(t_out, stored.T),
-         lambda: tt.copy_(ts.t()), t_out, tt)
 
+def transposed(n, rng):
+    tr = 4096 if n <= (4 << 20) else 16384
+    stored = rng.standard_normal((n // tr, tr), dtype=np.float32)  # the copy's source, stored
+    out = np.empty((tr, n // tr), np.float32)
+    ts, tt = torch.from_numpy(stored), torch.from_numpy(np.empty_like(out))
+    return entry(lambda: dmlref.join([stored.T], axis=1, out=out),
+                 lambda: np.copyto(out, stored.T), lambda: tt.copy_(ts.t()), out, tt)
+
+
+def reverse_axis0(n, rng, full):
+    rows = n // 1024
     x = rng.standard_normal((rows, 1024), dtype=np.float32)
-    tx = torch.from_numpy(x)
     xo = np.empty_like(x)
-    txo = torch.from_numpy(np.empty_like(x))
+    tx, txo = torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
+    lengths = (np.full((1, 1024), rows, np.uint32) if full
+               else rng.integers(0, rows + 1, (1, 1024), dtype=np.uint32))
+    if full:
+        return entry(lambda: dmlref.reverse_subsequences(x, lengths, axis=0, out=xo),
+                     lambda: np.copyto(xo, x[::-1]),
+                     lambda: txo.copy_(torch.flip(tx, (0,))), xo, txo)
     row = np.arange(rows)[:, None]
+    src = np.where(row < lengths, lengths.astype(np.int64) - 1 - row, row)
+    flat = (src * 1024 + np.arange(1024)[None, :]).ravel()
+    idx = torch.from_numpy(np.ascontiguousarray(np.broadcast_to(src, (rows, 1024))))
+    return entry(lambda: dmlref.reverse_subsequences(x, lengths, axis=0, out=xo),
+                 lambda: np.take(x.ravel(), flat, out=xo.ravel()),
+                 lambda: torch.gather(tx, 0, idx, out=txo), xo, txo)
+
+
+def reverse_inner(n, rng):
+    rows = n // 1024
+    x = rng.standard_normal((rows, 1024), dtype=np.float32)
+    xo = np.empty_like(x)
+    tx, txo = torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
+    lengths = rng.integers(0, 1025, (rows, 1), dtype=np.uint32)
     col = np.arange(1024)[None, :]
-    for label, lengths0 in (("full lengths", np.full((1, 1024), rows, np.uint32)),
-                            ("random lengths", rng.integers(0, rows + 1, (1, 1024), dtype=np.uint32))):
-        src_row = np.where(row < lengths0, lengths0.astype(np.int64) - 1 - row, row)
-        flat = (src_row * 1024 + col).ravel()
-        idx = torch.from_numpy(src_row.astype(np.int64))
-        full = label == "full lengths"
-        both(f"REVERSE_SUBSEQUENCES along axis 0, one length per column ({label})",
-             lambda l0=lengths0: dmlref.reverse_subsequences(x, l0, axis=0, out=xo),
-             (lambda: np.copyto(xo, x[::-1])) if full
-             else (lambda f=flat: np.take(x.ravel(), f, out=xo.ravel())),
-             (lambda: txo.copy_(torch.flip(tx, (0,)))) if full
-             else (lambda i=idx: torch.gather(tx, 0, i, out=txo)), xo, txo)
+    src = np.where(col < lengths, lengths.astype(np.int64) - 1 - col, col)
+    flat = (np.arange(rows)[:, None] * 1024 + src).ravel()
+    idx = torch.from_numpy(src)
+    return entry(lambda: dmlref.reverse_subsequences(x, lengths, axis=1, out=xo),
+                 lambda: np.take(x.ravel(), flat, out=xo.ravel()),
+                 lambda: torch.gather(tx, 1, idx, out=txo), xo, txo)
 
-    lengths1 = rng.integers(0, 1025, (rows, 1), dtype=np.uint32)
-    src_col = np.where(col < lengths1, lengths1.astype(np.int64) - 1 - col, col)
-    flat1 = (row * 1024 + src_col).ravel()
-    idx1 = torch.from_numpy(src_col.astype(np.int64))
-    both("REVERSE_SUBSEQUENCES along the inner axis",
-         lambda: dmlref.reverse_subsequences(x, lengths1, axis=1, out=xo),
-         lambda: np.take(x.ravel(), flat1, out=xo.ravel()),
-         lambda: torch.gather(tx, 1, idx1, out=txo), xo, txo)
 
-    for row_bytes in (256, 64):
-        width = row_bytes // 4
-        count = n // width
-        table = rng.standard_normal((count, width), dtype=np.float32)
-        picks = rng.integers(0, count, (count, 1), dtype=np.int64)
-        g = np.empty_like(table)
-        tt2, tg, tpk = torch.from_numpy(table), torch.from_numpy(np.empty_like(table)), \
-            torch.from_numpy(picks[:, 0].copy())
-        both(f"GATHER_ND1 rows of {row_bytes} B, random rows",
-             lambda t=table, p=picks, o2=g: dmlref.gather_nd1(t, p, out=o2),
-             lambda t=table, p=picks, o2=g: np.take(t, p[:, 0], axis=0, out=o2),
-             lambda t=tt2, p=tpk, o2=tg: torch.index_select(t, 0, p, out=o2), g, tg)
+def gather(n, rng, row_bytes):
+    width = row_bytes // 4
+    count = n // width
+    table = rng.standard_normal((count, width), dtype=np.float32)
+    picks = rng.integers(0, count, (count, 1), dtype=np.int64)
+    g = np.empty_like(table)
+    tt, tg = torch.from_numpy(table), torch.from_numpy(np.empty_like(table))
+    tpk = torch.from_numpy(picks[:, 0].copy())
+    return entry(lambda: dmlref.gather_nd1(table, picks, out=g),
+                 lambda: np.take(table, picks[:, 0], axis=0, out=g),
+                 lambda: torch.index_select(tt, 0, tpk, out=tg), g, tg)
 
+
+def scatter(n, rng):
+    rows = n // 1024
+    x = rng.standard_normal((rows, 1024), dtype=np.float32)
+    xo = np.empty_like(x)
+    tx, txo = torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
     perm = np.argsort(rng.random((rows, 1024)), axis=1).astype(np.int64)
     upd = rng.standard_normal((rows, 1024), dtype=np.float32)
     tperm, tupd = torch.from_numpy(perm), torch.from_numpy(upd)
@@ -182,9 +189,26 @@ def cases(nbytes, rng):
         txo.copy_(tx)
         txo.scatter_(1, tperm, tupd)
 
-    both("SCATTER, a permutation per row along axis 1",
-         lambda: dmlref.scatter(x, perm, upd, axis=1, out=xo), np_scatter, torch_scatter, xo, txo)
-    return out
+    return entry(lambda: dmlref.scatter(x, perm, upd, axis=1, out=xo), np_scatter,
+                 torch_scatter, xo, txo)
+
+
+# The table's rows: name -> its builder (n float32 elements of output, a numpy Generator), each
+# built only when it runs, so one case's arrays are in memory at a time.
+CASES = [
+    ("JOIN axis 0", join_axis0),
+    ("JOIN of rows of 64 B", join_rows64),
+    ("SPLIT into rows of 64 B", split_rows64),
+    ("transposed copy (4096 or 16384 rows, power-of-two strides)", transposed),
+    ("REVERSE_SUBSEQUENCES axis 0, one length per column, all full",
+     lambda n, rng: reverse_axis0(n, rng, True)),
+    ("REVERSE_SUBSEQUENCES axis 0, one random length per column",
+     lambda n, rng: reverse_axis0(n, rng, False)),
+    ("REVERSE_SUBSEQUENCES along the inner axis", reverse_inner),
+    ("GATHER_ND1 rows of 256 B, random rows", lambda n, rng: gather(n, rng, 256)),
+    ("GATHER_ND1 rows of 64 B, random rows", lambda n, rng: gather(n, rng, 64)),
+    ("SCATTER, a permutation per row along axis 1", scatter),
+]
 
 
 def main():
@@ -192,17 +216,17 @@ def main():
     print(f"threads: {ARGS.threads} (dmlref {dmlref.get_num_threads()}, torch "
           f"{torch.get_num_threads()}); numpy {np.__version__}, torch {torch.__version__}")
     for mib in ARGS.mib:
-        table = cases(mib << 20, rng)
         print(f"\n{mib} MiB, ratio to the library's own copy of the output bytes:")
-        for name, libs in table.items():
+        for name, build in CASES:
             if ARGS.only and ARGS.only not in name:
                 continue
+            libs = build((mib << 20) // 4, rng)
             got = {lib: ratio(op, copy, ARGS.rounds) for lib, (op, copy) in libs.items()}
+            del libs
             peer = max(("numpy", "torch"), key=lambda k: got[k])
-            print(f"  {name:72s} dmlref {got['dmlref']:.2f} | numpy {got['numpy']:.2f} | "
+            print(f"  {name:62s} dmlref {got['dmlref']:.2f} | numpy {got['numpy']:.2f} | "
                   f"torch {got['torch']:.2f} | dmlref / best peer ({peer}) "
                   f"{got['dmlref'] / got[peer]:.2f}", flush=True)
-        del table
 
 
 if __name__ == "__main__":
