@@ -10,13 +10,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
 #include <new>
-#include <string>
 #include <thread>
 #include <vector>
 
@@ -112,59 +109,55 @@ class ThreadPool {
       for (std::thread& t : workers_) new (&t) std::thread();
       return;
     }
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
+    job_.fetch_or(kStop, std::memory_order_release);
+    job_.notify_all();
     for (std::thread& t : workers_) t.join();
   }
 
   // How many calls ran on more than one thread, and how many workers exist (for the tests).
-  std::uint64_t calls() {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    return calls_;
-  }
-  std::size_t workers() {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    return workers_.size();
-  }
+  std::uint64_t calls() const noexcept { return calls_.load(std::memory_order_relaxed); }
+  std::size_t workers() const noexcept { return started_.load(std::memory_order_relaxed); }
 
   // Every part of [0, parts), on the calling thread and up to `threads` - 1 workers, each taking
   // the next part not yet taken; returns when all are done.
   void run(std::size_t parts, std::uint32_t threads, PartFn part, const void* context) noexcept {
-    if (forked()) {
-      for (std::size_t i = 0; i < parts; ++i) part(context, i);
-      return;
-    }
-    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     std::size_t helpers = std::min<std::size_t>(threads - 1, parts - 1);
-    if (!busy.owns_lock()) helpers = 0;
-    if (helpers != 0) helpers = start_workers(helpers);
-    if (helpers == 0) {
+    if (helpers == 0 || forked() || busy_.test_and_set(std::memory_order_acquire)) {
       for (std::size_t i = 0; i < parts; ++i) part(context, i);
       return;
     }
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
+    next_.store(0, std::memory_order_relaxed);
+    helpers = start_workers(helpers);
+    if (helpers != 0) {
+      // The call's fields, then the word that announces it: a worker that reads the word (an
+      // acquire) sees them.
       part_ = part;
       context_ = context;
       parts_ = parts;
-      next_.store(0, std::memory_order_relaxed);
-      helpers_ = helpers;
-      running_ = helpers;
-      ++generation_;
-      ++calls_;
+      running_.store(helpers, std::memory_order_relaxed);
+      calls_.fetch_add(1, std::memory_order_relaxed);
+      const std::uint64_t generation =
+          (job_.load(std::memory_order_relaxed) >> kGenerationShift) + 1;
+      job_.store(generation << kGenerationShift | helpers, std::memory_order_release);
+      job_.notify_all();
     }
-    wake_.notify_all();
     take_parts(part, context, parts);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return running_ == 0; });
+    for (std::size_t r; (r = running_.load(std::memory_order_acquire)) != 0;) {
+      running_.wait(r, std::memory_order_acquire);
+    }
+    busy_.clear(std::memory_order_release);
   }
 
  private:
-  // Whether this is a child process forked from the one that made the pool: its workers, and
-  // perhaps the state of its mutexes, stayed in the parent.
+  // job_: the generation of the latest call above kGenerationShift, kStop, and below it how many
+  // workers that call asked for. One word, so a worker never pairs one call's count with
+  // another's generation.
+  static constexpr std::uint64_t kHelpersMask = 0xFFFF;
+  static constexpr std::uint64_t kStop = std::uint64_t{1} << 16;
+  static constexpr unsigned kGenerationShift = 17;
+
+  // Whether this is a child process forked from the one that made the pool: its workers stayed
+  // in the parent.
   bool forked() const noexcept {
 #if defined(DMLREF_HAS_GETPID)
     return ::getpid() != pid_;
@@ -174,14 +167,15 @@ class ThreadPool {
   }
 
   // Makes sure `wanted` workers exist; returns how many do (fewer where the system refuses more
-  // threads: the call then runs on those it has).
+  // threads: the call then runs on those it has). Only the call holding busy_ gets here.
   std::size_t start_workers(std::size_t wanted) noexcept {
-    const std::lock_guard<std::mutex> lock(mutex_);
     try {
       workers_.reserve(wanted);
       while (workers_.size() < wanted) {
         const std::size_t id = workers_.size();
-        workers_.emplace_back([this, id, seen = generation_] { work(id, seen); });
+        const std::uint64_t seen = job_.load(std::memory_order_relaxed) >> kGenerationShift;
+        workers_.emplace_back([this, id, seen] { work(id, seen); });
+        started_.store(workers_.size(), std::memory_order_relaxed);
       }
     } catch (...) {
       // std::system_error (no more threads) or bad_alloc: keep the workers already started.
@@ -198,38 +192,33 @@ class ThreadPool {
     in_parallel_part = outer;
   }
 
-  // A worker's loop: `seen` is the last call it knows of (the one before its start).
+  // A worker's loop: `seen` is the generation of the last call it knows of.
   void work(std::size_t id, std::uint64_t seen) noexcept {
-    std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      if (id >= helpers_) continue;  // this call asked for fewer workers
-      const PartFn part = part_;
-      const void* const context = context_;
-      const std::size_t parts = parts_;
-      lock.unlock();
-      take_parts(part, context, parts);
-      lock.lock();
-      if (--running_ == 0) done_.notify_one();
+      std::uint64_t job = job_.load(std::memory_order_acquire);
+      while ((job & kStop) == 0 && job >> kGenerationShift == seen) {
+        job_.wait(job, std::memory_order_acquire);
+        job = job_.load(std::memory_order_acquire);
+      }
+      if ((job & kStop) != 0) return;
+      seen = job >> kGenerationShift;
+      if (id >= (job & kHelpersMask)) continue;  // this call asked for fewer workers
+      // A worker counted in running_ reads the call's fields before the call can end.
+      take_parts(part_, context_, parts_);
+      if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) running_.notify_one();
     }
   }
 
-  std::mutex busy_;  // held by the call running on the pool
-  std::mutex mutex_;  // guards everything below but next_
-  std::condition_variable wake_;
-  std::condition_variable done_;
-  std::vector<std::thread> workers_;
-  std::uint64_t generation_ = 0;
-  std::uint64_t calls_ = 0;
-  std::size_t helpers_ = 0;
-  std::size_t running_ = 0;
+  std::atomic_flag busy_ = ATOMIC_FLAG_INIT;  // set by the call running on the pool
+  std::atomic<std::uint64_t> job_{0};
+  std::atomic<std::size_t> running_{0};  // workers still in the current call
+  std::atomic<std::size_t> next_{0};     // the next part not yet taken
+  std::atomic<std::uint64_t> calls_{0};
+  std::atomic<std::size_t> started_{0};
+  std::vector<std::thread> workers_;  // changed only by the call holding busy_
   PartFn part_ = nullptr;
   const void* context_ = nullptr;
   std::size_t parts_ = 0;
-  std::atomic<std::size_t> next_{0};
-  bool stop_ = false;
 #if defined(DMLREF_HAS_GETPID)
   const pid_t pid_ = ::getpid();
 #endif
