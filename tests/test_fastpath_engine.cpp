@@ -497,3 +497,34 @@ TEST_CASE_TEMPLATE("engine: streamed GATHER_ND1 rows into aligned and misaligned
 }
 
 }  // namespace test_fastpath_engine
+
+namespace test_fastpath_engine {
+
+TEST_CASE_TEMPLATE("engine: side-by-side REVERSE whose lengths agree in a run, in chunks, or not", T,
+                   std::uint8_t, dmlref::float16, float, double) {
+  // {9, 700} along axis 0: 700 runs side by side (three chunks of lengths). Lengths one for the
+  // whole run (rows move whole), one per chunk of kIndexChunk but not across chunks, or one
+  // except the very last run.
+  constexpr std::uint32_t kRows = 9;
+  const Sizes sizes = {kRows, kLong};
+  const std::vector<T> in = distinct_buffer<T>(count_of(sizes));
+  for (int pattern = 0; pattern < 3; ++pattern) {
+    std::vector<std::uint32_t> len(kLong);
+    for (std::uint32_t j = 0; j < kLong; ++j) {
+      len[j] = pattern == 0   ? 6u
+               : pattern == 1 ? static_cast<std::uint32_t>(j / dmlref::detail::kIndexChunk * 4 % 11)
+                              : (j + 1 == kLong ? 2u : 7u);
+    }
+    std::vector<T> want = sentinel_buffer<T>(count_of(sizes)), got = want;
+    const TensorView<const T> input(in.data(), Layout::packed(sizes));
+    const TensorView<const std::uint32_t> lengths(len.data(), {1, kLong});
+    dmlref::reference::reverse_subsequences<T, std::uint32_t>(
+        input, lengths, TensorView<T>(want.data(), Layout::packed(sizes)), 0);
+    dmlref::reverse_subsequences<T, std::uint32_t>(
+        input, lengths, TensorView<T>(got.data(), Layout::packed(sizes)), 0);
+    CAPTURE(pattern);
+    CHECK(same_buffers(want, got));
+  }
+}
+
+}  // namespace test_fastpath_engine

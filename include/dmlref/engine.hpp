@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -692,15 +693,27 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
 
 // True when every index operand 0 of `plan` reaches from `base` lies within `bounds`: the
 // branch-free part of the SC8 and G10 passes, a run at a time (all_indices_legal).
+// On the engine's threads when the indices are large (parts of the plan, for_each_plan_part):
+// the pass reads every index and writes nothing, and only says whether one is out of bounds.
 template <std::size_t N, IndexElement I>
 bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> bounds) {
+  if (plan.operand_count != N) {
+    fail(ErrorCode::InvalidOption, "all_run_indices_legal: the plan has ", plan.operand_count,
+         " operands but ", N, " offsets were asked for");
+  }
   const std::uint64_t run = plan.inner_size();
   const std::int64_t step = plan.inner_stride(0);
-  bool bad = false;
-  for_each_run<N>(plan, [&bad, base, step, run, bounds](const std::array<std::int64_t, N>& o) {
-    bad = bad || !all_indices_legal(base + o[0], step, run, bounds);
+  std::atomic<bool> any_bad{false};
+  const std::uint64_t bytes = plan.run_count() * run * sizeof(I);
+  for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& at) {
+    bool bad = false;
+    const I* const first = base + at[0];
+    walk_runs<N>(part, [&bad, first, step, run, bounds](const std::array<std::int64_t, N>& o) {
+      bad = bad || !all_indices_legal(first + o[0], step, run, bounds);
+    });
+    if (bad) any_bad.store(true, std::memory_order_relaxed);
   });
-  return !bad;
+  return !any_bad.load(std::memory_order_relaxed);
 }
 
 // ---- outputs scattered along an axis, slab by slab (SCATTER) -----------------------------------
@@ -967,53 +980,82 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
   if (!unit && inner > 1) {
     // Runs side by side (the axis not the innermost dimension): walking one run at a time would
     // touch a new cache line per element. Walk the axis outermost instead, so each step reads and
-    // writes a row of neighbouring elements. Where a chunk's runs share one length (full or
-    // broadcast lengths) each such row comes from one source row and moves as one run; otherwise
-    // the source row is chosen per run, in groups whose whole extent along the axis fits in the
-    // L1 cache (kSlabBytes), so each source row a group reads from stays cached until all are done.
+    // writes a row of neighbouring elements. Where runs share one length each such row comes
+    // from one source row and moves as one run; otherwise the source row is chosen per run, in
+    // groups whose whole extent along the axis fits in the L1 cache (kSlabBytes), so each source
+    // row a group reads from stays cached until all are done.
+    // Where every run of a walk's innermost dimension has one length (full or broadcast
+    // lengths, the common case), its rows move whole, not a chunk of kIndexChunk runs at a time:
+    // chunks would sweep the tensor once each, reading a part of every row (256 MiB {65536, 1024}
+    // float32 along axis 0, full lengths: 0.45 of memcpy in chunks of 256 columns, ... whole).
     const std::uint64_t group =
         std::clamp<std::uint64_t>(kSlabBytes / (n * sizeof(W)), 16, kIndexChunk);
-    walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
-                                     std::uint64_t count) {
-      std::array<std::uint64_t, kIndexChunk> length;
-      lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
-      const W* const src = in + (o[0] + start * in_inner);
-      W* const dst = out + (o[2] + start * out_inner);
-      const std::uint64_t axis_size = n;
-      const std::int64_t is = in_inner, os = out_inner, ia = in_step, oa = out_step;
-      const std::uint64_t l0 = length[0];
-      if (std::all_of(length.begin(), length.begin() + static_cast<std::ptrdiff_t>(count),
-                      [l0](std::uint64_t l) { return l == l0; })) {
-        // Rows are visited in source order: reversal is its own inverse, so source row `from`
-        // goes to output row reversed_source(from). The reads then form one ascending stream the
-        // prefetcher follows; the writes go out in descending rows, which streaming stores do not
-        // mind (16 MiB REVERSE along axis 0, bench_table, idle: 0.43-0.46 of memcpy in output
-        // order, 1.08-1.14 in source order).
-        const std::size_t row_bytes = count * sizeof(W);
-        const bool stream_rows = stream && is == 1 && os == 1 && row_bytes >= kStreamMinRunBytes;
-        for (std::uint64_t f = a0; f < a1; ++f) {
-          const auto from = static_cast<std::int64_t>(f);
-          const auto at = static_cast<std::int64_t>(reversed_source(f, l0, axis_size));
-          if (stream_rows) {
-            copy_bytes_streaming(dst + at * oa, src + from * ia, row_bytes);
-          } else {
-            copy_run(src + from * ia, is, dst + at * oa, os, count);
-          }
-        }
-        return;
-      }
-      for (std::uint64_t g0 = 0; g0 < count; g0 += group) {
-        const std::uint64_t g1 = std::min(count, g0 + group);
-        for (std::uint64_t a = a0; a < a1; ++a) {
-          const auto at = static_cast<std::int64_t>(a);
-          for (std::uint64_t j = g0; j < g1; ++j) {
-            const auto jj = static_cast<std::int64_t>(j);
-            const auto from = static_cast<std::int64_t>(reversed_source(a, length[j], axis_size));
-            store_bits(dst + (at * oa + jj * os), load_bits(src + (from * ia + jj * is)));
-          }
+    const std::uint64_t axis_size = n;
+    const std::int64_t is = in_inner, os = out_inner, ia = in_step, oa = out_step;
+    // `count` runs from position `start` of the run at `o`, sharing length `l0`: whole rows,
+    // visited in source order. Reversal is its own inverse, so source row `from` goes to output
+    // row reversed_source(from): the reads form one ascending stream the prefetcher follows; the
+    // writes go out in descending rows, which streaming stores do not mind (16 MiB REVERSE along
+    // axis 0, bench_table, idle: 0.43-0.46 of memcpy in output order, 1.08-1.14 in source order).
+    const auto rows_of_one_length = [&](const W* src, W* dst, std::uint64_t count,
+                                        std::uint64_t l0) {
+      const std::size_t row_bytes = count * sizeof(W);
+      const bool stream_rows = stream && is == 1 && os == 1 && row_bytes >= kStreamMinRunBytes;
+      for (std::uint64_t f = a0; f < a1; ++f) {
+        const auto from = static_cast<std::int64_t>(f);
+        const auto at = static_cast<std::int64_t>(reversed_source(f, l0, axis_size));
+        if (stream_rows) {
+          copy_bytes_streaming(dst + at * oa, src + from * ia, row_bytes);
+        } else {
+          copy_run(src + from * ia, is, dst + at * oa, os, count);
         }
       }
-    }, base);
+    };
+    std::array<std::uint64_t, kIndexChunk> length;
+    walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& run) {
+      const std::array<std::int64_t, 3> o{run[0] + base[0], run[1] + base[1], run[2] + base[2]};
+      std::uint64_t l0 = 0;
+      bool one_length = true;
+      for (std::uint64_t c0 = 0; one_length && c0 < inner; c0 += kIndexChunk) {
+        const std::uint64_t count = std::min(kIndexChunk, inner - c0);
+        lengths_of(lengths, o[1] + static_cast<std::int64_t>(c0) * len_inner, len_inner, count,
+                   n, length.data());
+        if (c0 == 0) l0 = length[0];
+        const auto end = length.begin() + static_cast<std::ptrdiff_t>(count);
+        one_length = std::all_of(length.begin(), end, [l0](std::uint64_t l) { return l == l0; });
+      }
+      if (one_length) return rows_of_one_length(in + o[0], out + o[2], inner, l0);
+      for (std::uint64_t c0 = 0; c0 < inner; c0 += kIndexChunk) {
+        const std::uint64_t count = std::min(kIndexChunk, inner - c0);
+        const auto start = static_cast<std::int64_t>(c0);
+        lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
+        const W* const src = in + (o[0] + start * in_inner);
+        W* const dst = out + (o[2] + start * out_inner);
+        const std::uint64_t c_l0 = length[0];
+        if (std::all_of(length.begin(), length.begin() + static_cast<std::ptrdiff_t>(count),
+                        [c_l0](std::uint64_t l) { return l == c_l0; })) {
+          rows_of_one_length(src, dst, count, c_l0);
+          continue;
+        }
+        // Locals: store_bits's memcpy may alias anything, so values read through the closure
+        // would be reloaded after every element.
+        const std::uint64_t size = axis_size, first = a0, last = a1;
+        const std::int64_t in_run = is, out_run = os, in_axis = ia, out_axis = oa;
+        const std::uint64_t* const lens = length.data();
+        for (std::uint64_t g0 = 0; g0 < count; g0 += group) {
+          const std::uint64_t g1 = std::min(count, g0 + group);
+          for (std::uint64_t a = first; a < last; ++a) {
+            const auto at = static_cast<std::int64_t>(a);
+            for (std::uint64_t j = g0; j < g1; ++j) {
+              const auto jj = static_cast<std::int64_t>(j);
+              const auto from = static_cast<std::int64_t>(reversed_source(a, lens[j], size));
+              store_bits(dst + (at * out_axis + jj * out_run),
+                         load_bits(src + (from * in_axis + jj * in_run)));
+            }
+          }
+        }
+      }
+    });
     if (stream) stream_fence();
     return;
   }
