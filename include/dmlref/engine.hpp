@@ -987,7 +987,8 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
     // Where every run of a walk's innermost dimension has one length (full or broadcast
     // lengths, the common case), its rows move whole, not a chunk of kIndexChunk runs at a time:
     // chunks would sweep the tensor once each, reading a part of every row (256 MiB {65536, 1024}
-    // float32 along axis 0, full lengths: 0.45 of memcpy in chunks of 256 columns, ... whole).
+    // float32 along axis 0, full lengths, one core: 0.45 of a copy in chunks of 256 columns,
+    // bench/peers.py; whole rows, bench_table's reverse_axis0: 0.98 of memcpy).
     const std::uint64_t group =
         std::clamp<std::uint64_t>(kSlabBytes / (n * sizeof(W)), 16, kIndexChunk);
     const std::uint64_t axis_size = n;
