@@ -701,11 +701,12 @@ bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> b
     fail(ErrorCode::InvalidOption, "all_run_indices_legal: the plan has ", plan.operand_count,
          " operands but ", N, " offsets were asked for");
   }
-  const std::uint64_t run = plan.inner_size();
-  const std::int64_t step = plan.inner_stride(0);
   std::atomic<bool> any_bad{false};
-  const std::uint64_t bytes = plan.run_count() * run * sizeof(I);
+  const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(I);
   for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& at) {
+    // The part's own runs: a split of the innermost dimension shortens them.
+    const std::uint64_t run = part.inner_size();
+    const std::int64_t step = part.inner_stride(0);
     bool bad = false;
     const I* const first = base + at[0];
     walk_runs<N>(part, [&bad, first, step, run, bounds](const std::array<std::int64_t, N>& o) {
