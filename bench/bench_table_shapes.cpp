@@ -54,6 +54,18 @@ struct Case {
     descs.clear();
     for (const auto& t : tensors) descs.push_back(t->desc());
   }
+  // The shape, for the benchmark's label: each tensor's element bytes and sizes ("4:{64,256}").
+  std::string label() const {
+    std::string text;
+    for (const auto& t : tensors) {
+      text += (text.empty() ? "" : " ") + std::to_string(dmlref::element_size(t->data_type)) + ":{";
+      for (std::size_t d = 0; d < t->sizes.size(); ++d) {
+        text += (d == 0 ? "" : ",") + std::to_string(t->sizes[d]);
+      }
+      text += t->strides.empty() ? "}" : "}T";
+    }
+    return text;
+  }
   dmlref::ConstBuffer in(std::size_t i) { return {buffers[i]->data(), buffers[i]->size()}; }
   dmlref::Buffer out(std::size_t i) { return {buffers[i]->data(), buffers[i]->size()}; }
   template <class I>
@@ -460,6 +472,7 @@ void run_case(benchmark::State& state, const Factory& make, bool all_threads,
   const double ratio = memcpy_ratio(*c, std::clamp<std::uint64_t>(n / 5, 1, 20));
   dmlref::set_num_threads(0);
   state.counters["memcpy_ratio"] = ratio;
+  state.SetLabel(c->label());
   state.counters["threads"] = all_threads ? dmlref::get_num_threads() : 1;
   if (!record.empty()) ratios()[record][all_threads ? 1 : 0].push_back(ratio);
   dmlref::bench::set_bytes_processed(state, c->output_bytes);
