@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <new>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #if defined(__linux__)
@@ -253,14 +254,16 @@ void parallel_ranges(std::size_t parts, std::uint64_t items, F&& f) {
     return;
   }
   struct Context {
-    F* f;
+    std::remove_reference_t<F>* f;
     std::uint64_t items;
     std::size_t parts;
   } context{&f, items, parts};
   const PartFn run_part = [](const void* c, std::size_t i) noexcept {
     const Context& ctx = *static_cast<const Context*>(c);
-    const std::uint64_t begin = ctx.items * i / ctx.parts;
-    const std::uint64_t end = ctx.items * (i + 1) / ctx.parts;
+    // The first items % parts ranges one item longer: no product that could overflow.
+    const std::uint64_t size = ctx.items / ctx.parts, longer = ctx.items % ctx.parts;
+    const std::uint64_t begin = size * i + std::min<std::uint64_t>(i, longer);
+    const std::uint64_t end = begin + size + (i < longer ? 1 : 0);
     if (begin < end) (*ctx.f)(begin, end);
   };
   ThreadPool::instance().run(parts, threads_for_call(), run_part, &context);
