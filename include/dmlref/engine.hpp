@@ -269,20 +269,38 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // Streaming is decided once, from the whole (the blocks partition it): each block may be
   // small, the whole not.
   const bool stream = whole_layout.element_count() * element_bytes >= kStreamMinBytes;
-  // One pass: blocks not moved as runs are copied whole; the others are counted.
+  // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
+  std::uint64_t whole_blocks = 0, whole_bytes = 0;
   std::int64_t base = 0;
   for (std::size_t i = 0; i < p.count; ++i) {
     const Block b = block_of(i, base);
     base += b.layout[0].sizes[axis];
     const std::uint64_t run = run_of(b);
     if (run == 0) {
-      copy_whole(b.data[0], b.layout[0], b.data[1], b.layout[1], stream);
+      ++whole_blocks;
+      whole_bytes += b.layout[1].element_count() * element_bytes;
     } else {
       ++run_blocks;
       position_bytes += run * element_bytes;
     }
+  }
+  if (whole_blocks != 0) {
+    // With a block for every thread (JOIN or SPLIT of many pieces along the outermost axis),
+    // threads take ranges of blocks, each copied on one thread; with fewer, the blocks go one
+    // after the other, each split between the threads by its own copy.
+    const std::size_t parts =
+        whole_blocks >= threads_for_call() ? parallel_parts(whole_bytes, p.count) : 1;
+    parallel_ranges(parts, p.count, [&](std::uint64_t first, std::uint64_t last) {
+      std::int64_t at = 0;
+      for (std::size_t i = 0; i < first; ++i) at += p.at(p.pieces, i).layout->sizes[axis];
+      for (std::uint64_t i = first; i < last; ++i) {
+        const Block b = block_of(static_cast<std::size_t>(i), at);
+        at += b.layout[0].sizes[axis];
+        if (run_of(b) == 0) copy_whole(b.data[0], b.layout[0], b.data[1], b.layout[1], stream);
+      }
+    });
   }
   if (run_blocks == 0) return;
   group = std::clamp<std::size_t>(group, 1, kBlockGroup);
