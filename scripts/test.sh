@@ -7,6 +7,8 @@
 #                                CTest reports as skipped on a machine without a GPU; then the
 #                                Python module's pytest suite (build-python/venv)
 #   scripts/test.sh --sanitize   clang++ with AddressSanitizer + UBSan, build-sanitize/
+#   scripts/test.sh --thread     clang++ with ThreadSanitizer, build-thread/: only test_threads
+#                                (every operator split on 1, 2, 3 and 8 threads), bounded in time
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -32,7 +34,19 @@ case "$mode" in
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     ;;
-  *) echo "usage: scripts/test.sh [--sanitize]" >&2; exit 2 ;;
+  --thread)
+    dmlref_need_packages cmake clang make doctest-dev libclang-rt-14-dev
+    dir=build-thread
+    cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+      "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS=-fsanitize=thread \
+      -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DDMLREF_BUILD_TESTS=ON \
+      -DDMLREF_BUILD_BENCHMARKS=OFF -DDMLREF_BUILD_EXAMPLES=OFF -DDMLREF_BUILD_TOOLS=OFF \
+      -DDMLREF_BUILD_CUDA_TESTS=OFF -DDMLREF_INSTALL=OFF
+    cmake --build "$dir" -j "$(dmlref_jobs)" --target test_threads
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" timeout 600 "$dir/tests/test_threads"
+    exit 0
+    ;;
+  *) echo "usage: scripts/test.sh [--sanitize | --thread]" >&2; exit 2 ;;
 esac
 
 # Tests asked for explicitly: a missing doctest stops the configure instead of skipping them.

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -447,6 +448,83 @@ TEST_CASE("engine: DuplicatePolicy::Reject names the first repeated target, any 
   }
   CHECK(rejected > 50);
   CHECK(accepted > 50);
+}
+
+}  // namespace test_fastpath_engine
+
+namespace test_fastpath_engine {
+
+namespace {
+
+// Gathers rows of `width` elements into an output of 8 MiB at `shift` elements from a 16-byte
+// boundary, and checks every row against the input row its index selects.
+template <class T>
+bool gathered_rows_match(std::uint32_t width, std::size_t shift) {
+  constexpr std::uint32_t kInputRows = 7;
+  const auto rows = static_cast<std::uint32_t>((8u << 20) / (width * sizeof(T)));
+  const std::vector<T> in = distinct_buffer<T>(std::size_t{kInputRows} * width);
+  std::vector<std::int64_t> index(rows);
+  for (std::uint32_t i = 0; i < rows; ++i) index[i] = (i * 5u + 3u) % kInputRows;
+  std::vector<T> out = sentinel_buffer<T>(std::size_t{rows} * width + 2);
+  T* const first = out.data() + shift;
+  dmlref::gather_nd1<T, std::int64_t>(TensorView<const T>(in.data(), {kInputRows, width}),
+                                      TensorView<const std::int64_t>(index.data(), {rows, 1}),
+                                      TensorView<T>(first, {rows, width}), 2, 2, 0);
+  bool same = true;
+  for (std::uint32_t i = 0; i < rows; ++i) {
+    same = same && std::memcmp(static_cast<const void*>(first + std::size_t{i} * width),
+                               static_cast<const void*>(in.data() + index[i] * width),
+                               width * sizeof(T)) == 0;
+  }
+  return same;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("engine: streamed GATHER_ND1 rows into aligned and misaligned outputs", T,
+                   std::uint8_t, std::uint16_t, float, double) {
+  // Rows of 64, 256 and 80 bytes: whole 16-byte blocks, moved by stream_aligned_rows where the
+  // output starts on a 16-byte boundary (operator new's alignment, shift 0) and by
+  // copy_bytes_streaming where it does not (shift 1).
+  for (const std::uint32_t bytes : {64u, 256u, 80u}) {
+    const std::uint32_t width = bytes / static_cast<std::uint32_t>(sizeof(T));
+    for (const std::size_t shift : {std::size_t{0}, std::size_t{1}}) {
+      CAPTURE(bytes);
+      CAPTURE(shift);
+      CHECK(gathered_rows_match<T>(width, shift));
+    }
+  }
+}
+
+}  // namespace test_fastpath_engine
+
+namespace test_fastpath_engine {
+
+TEST_CASE_TEMPLATE("engine: side-by-side REVERSE whose lengths agree in a run, in chunks, or not", T,
+                   std::uint8_t, dmlref::float16, float, double) {
+  // {9, 700} along axis 0: 700 runs side by side (three chunks of lengths). Lengths one for the
+  // whole run (rows move whole), one per chunk of kIndexChunk but not across chunks, or one
+  // except the very last run.
+  constexpr std::uint32_t kRows = 9;
+  const Sizes sizes = {kRows, kLong};
+  const std::vector<T> in = distinct_buffer<T>(count_of(sizes));
+  for (int pattern = 0; pattern < 3; ++pattern) {
+    std::vector<std::uint32_t> len(kLong);
+    for (std::uint32_t j = 0; j < kLong; ++j) {
+      len[j] = pattern == 0   ? 6u
+               : pattern == 1 ? static_cast<std::uint32_t>(j / dmlref::detail::kIndexChunk * 4 % 11)
+                              : (j + 1 == kLong ? 2u : 7u);
+    }
+    std::vector<T> want = sentinel_buffer<T>(count_of(sizes)), got = want;
+    const TensorView<const T> input(in.data(), Layout::packed(sizes));
+    const TensorView<const std::uint32_t> lengths(len.data(), {1, kLong});
+    dmlref::reference::reverse_subsequences<T, std::uint32_t>(
+        input, lengths, TensorView<T>(want.data(), Layout::packed(sizes)), 0);
+    dmlref::reverse_subsequences<T, std::uint32_t>(
+        input, lengths, TensorView<T>(got.data(), Layout::packed(sizes)), 0);
+    CAPTURE(pattern);
+    CHECK(same_buffers(want, got));
+  }
 }
 
 }  // namespace test_fastpath_engine

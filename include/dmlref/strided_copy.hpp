@@ -30,6 +30,7 @@
 
 #include "dmlref/error.hpp"
 #include "dmlref/layout.hpp"
+#include "dmlref/parallel.hpp"
 #include "dmlref/prefetch.hpp"
 #include "dmlref/tensor_view.hpp"
 
@@ -224,6 +225,63 @@ void for_each_run(const CopyPlan& plan, F&& f) {
          " operands but ", N, " offsets were asked for");
   }
   walk_runs<N>(plan, std::forward<F>(f));
+}
+
+// ---- plans split for threads -------------------------------------------------------------------
+
+// Element offsets of each operand, added to a part's offsets (a part's place in the whole plan).
+using PlanBase = std::array<std::int64_t, kMaxCopyOperands>;
+
+// The dimension a plan is split along for `parts` parts: the outermost one with at least `parts`
+// positions (so each part is one block of whole rows), else the largest. Only dimensions whose
+// bit is set in `allowed` qualify; rank when none does.
+inline std::uint32_t split_dimension(const CopyPlan& plan, std::size_t parts,
+                                     std::uint32_t allowed = ~0u) noexcept {
+  std::uint32_t largest = plan.rank;
+  for (std::uint32_t d = 0; d < plan.rank; ++d) {
+    if ((allowed >> d & 1u) == 0) continue;
+    if (plan.sizes[d] >= parts) return d;
+    if (largest == plan.rank || plan.sizes[d] > plan.sizes[largest]) largest = d;
+  }
+  return largest;
+}
+
+// `plan` restricted to positions [begin, end) of dimension `d`; `base` receives each operand's
+// offset of the part's first element. The part visits its elements in the whole's order.
+inline CopyPlan plan_slice(const CopyPlan& plan, std::uint32_t d, std::uint64_t begin,
+                           std::uint64_t end, PlanBase& base) noexcept {
+  CopyPlan part = plan;
+  part.sizes[d] = end - begin;
+  base = {};
+  for (std::uint32_t k = 0; k < plan.operand_count; ++k) {
+    base[k] = static_cast<std::int64_t>(begin) * plan.strides[k][d];
+  }
+  return part;
+}
+
+// Calls f(part, base) for parts of `plan` that together visit each of its elements once, on the
+// engine's threads when the call moves `bytes` bytes or more (parallel_parts), else f(plan, {})
+// on this thread. Parts split dimensions allowed by `allowed` only; each part keeps the whole's
+// order within itself, so a walk whose result depends on order (SCATTER's last update) stays
+// exact when no two parts write one element. f must not throw.
+template <class F>
+void for_each_plan_part(const CopyPlan& plan, std::uint64_t bytes, F&& f,
+                        std::uint32_t allowed = ~0u) {
+  std::size_t parts = plan.empty() ? 1 : parallel_parts(bytes, 2);
+  std::uint32_t d = plan.rank;
+  if (parts > 1) {
+    d = split_dimension(plan, parts, allowed);
+    if (d < plan.rank) parts = parallel_parts(bytes, plan.sizes[d]);
+  }
+  if (parts <= 1 || d == plan.rank) {
+    f(plan, PlanBase{});
+    return;
+  }
+  parallel_ranges(parts, plan.sizes[d], [&](std::uint64_t begin, std::uint64_t end) {
+    PlanBase base;
+    const CopyPlan part = plan_slice(plan, d, begin, end, base);
+    f(part, base);
+  });
 }
 
 // How far ahead a loop over data-dependent places (GATHER_ND1's slices) prefetches, in tuples.
@@ -600,8 +658,14 @@ DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) n
   constexpr auto kBytes = static_cast<std::int64_t>(Bytes);
   const std::uint64_t nx = t.nx, ny = t.ny;
   const std::uint64_t x_end = nx - nx % K;
-  // Streamed: the whole bands of b's lines, y in [0, y_streamed).
-  const std::uint64_t y_streamed = t.stream ? ny - ny % kBand : 0;
+  // Streamed: the whole bands of b's lines, y in [0, y_streamed), where those are whole cache
+  // lines: b and its row step multiples of 64 bytes. Otherwise each 64 bytes of a row straddle
+  // two lines, and streaming stores to parts of lines cost more than ordinary ones (16 MiB
+  // float32 {1171, 3583} transposed, one core, bench_table's matrix: 0.05 of memcpy streamed,
+  // 0.55-0.59 not; float64 {1875, 1117}: 0.13, 0.47-0.51).
+  const bool whole_lines =
+      reinterpret_cast<std::uintptr_t>(t.b) % 64 == 0 && t.b_step % 64 == 0;
+  const std::uint64_t y_streamed = t.stream && whole_lines ? ny - ny % kBand : 0;
   for (std::uint64_t y0 = 0; y0 < y_streamed; y0 += kBand) {
     // One line of b per x (kBand * Bytes = 64): built in `lines`, then streamed whole.
     alignas(64) unsigned char lines[kChunk * 64];
@@ -852,8 +916,8 @@ void copy_transposed(const CopyPlan& plan, const T* src, T* dst, bool stream) no
 // from the size of its whole copy; see kStreamMinBytes), fenced before returning.
 // `memcpy_min_run_bytes` exists for the benchmark that picks kMemcpyMinRunBytes.
 template <class T>
-void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
-                    std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
+void copy_with_plan_on_thread(const CopyPlan& plan, const T* src, T* dst, bool stream,
+                              std::size_t memcpy_min_run_bytes) {
   static_assert(std::is_trivially_copyable_v<T>);
   const std::uint64_t n = plan.inner_size();
   const std::int64_t ss = plan.inner_stride(0);
@@ -881,6 +945,20 @@ void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = fa
       copy_run_strided(src + o[0], ss, dst + o[1], ds, n);
     });
   }
+}
+
+// copy_with_plan_on_thread over the parts of the plan (for_each_plan_part): a copy writes each
+// destination element once, so any split gives the same bytes.
+template <class T>
+void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
+                    std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
+  const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(T);
+  if (bytes < parallel_min_bytes) {
+    return copy_with_plan_on_thread(plan, src, dst, stream, memcpy_min_run_bytes);
+  }
+  for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& base) {
+    copy_with_plan_on_thread(part, src + base[0], dst + base[1], stream, memcpy_min_run_bytes);
+  });
 }
 
 // Plans and runs the copy of `src` to `dst` (same Sizes; the caller checked them), streaming

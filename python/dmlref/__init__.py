@@ -15,9 +15,11 @@ from ._dmlref import (  # noqa: F401  (the package's API is the extension's)
     check_scatter,
     compare,
     gather_nd1,
+    get_num_threads,
     join,
     reverse_subsequences,
     scatter,
+    set_num_threads,
     split,
 )
 from . import testing  # noqa: F401  (dmlref.testing.assert_equal)
@@ -29,9 +31,11 @@ __all__ = [
     "check_scatter",
     "compare",
     "gather_nd1",
+    "get_num_threads",
     "join",
     "reverse_subsequences",
     "scatter",
+    "set_num_threads",
     "split",
     "testing",
 ]

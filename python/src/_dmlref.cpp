@@ -2023,4 +2023,9 @@ NB_MODULE(_dmlref, m) {
         "Checks a device's SCATTER result: where indices collide any one of the colliding updates\n"
         "is accepted, everywhere else the exact value. Truthy when `actual` is correct; str()\n"
         "lists the mismatches. The arguments are validated as for dmlref.scatter.");
+  m.def("set_num_threads", &dmlref::set_num_threads, "n"_a,
+        "Threads the operators use for large calls (small ones run on the calling thread);\n"
+        "0 restores the default: DMLREF_NUM_THREADS, else every CPU this process may use.\n"
+        "Results are the same bit for bit on any count.");
+  m.def("get_num_threads", &dmlref::get_num_threads, "The threads large calls use now.");
 }

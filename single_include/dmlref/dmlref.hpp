@@ -7,9 +7,9 @@
 //   dmlref/mapping_plans.hpp dmlref/npy.hpp dmlref/ops/gather_nd1.hpp
 //   dmlref/ops/gather_nd1_sizes.hpp dmlref/ops/join.hpp dmlref/ops/operator.hpp
 //   dmlref/ops/pieces.hpp dmlref/ops/reverse_subsequences.hpp dmlref/ops/scatter.hpp
-//   dmlref/ops/split.hpp dmlref/prefetch.hpp dmlref/runtime_instances.hpp dmlref/scatter_check.hpp
-//   dmlref/strided_copy.hpp dmlref/tensor_desc.hpp dmlref/tensor_view.hpp dmlref/validation.hpp
-//   dmlref/version.hpp
+//   dmlref/ops/split.hpp dmlref/parallel.hpp dmlref/prefetch.hpp dmlref/runtime_instances.hpp
+//   dmlref/scatter_check.hpp dmlref/strided_copy.hpp dmlref/tensor_desc.hpp dmlref/tensor_view.hpp
+//   dmlref/validation.hpp dmlref/version.hpp
 #pragma once
 
 // ---- begin dmlref/dmlref.hpp --------------------------------------------------------------------
@@ -1937,6 +1937,7 @@ DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, Con
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -1990,6 +1991,301 @@ DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, Con
 #include <emmintrin.h>
 #endif
 
+// ---- begin dmlref/parallel.hpp ------------------------------------------------------------------
+#ifndef DMLREF_SINGLE_HEADER_DMLREF_PARALLEL_HPP
+#define DMLREF_SINGLE_HEADER_DMLREF_PARALLEL_HPP
+// dmlref: the engine's threads. A call large enough to gain is split into independent parts
+// (disjoint output elements, each part moved in the order the one-thread loop moves it), and the
+// parts run on a pool of worker threads plus the calling thread. Small calls stay on the calling
+// thread, and no thread is started before the first large call, so a suite of tiny cases pays
+// nothing. The standard library's threads only.
+//
+// The number of threads: dmlref::set_num_threads(n) where a program set it, else the environment's
+// DMLREF_NUM_THREADS, else every hardware thread this process may run on.
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#define DMLREF_HAS_GETPID 1
+#endif
+
+
+namespace dmlref {
+namespace detail {
+
+// At most this many threads: set_num_threads rejects more, DMLREF_NUM_THREADS is clamped to it.
+inline constexpr std::uint32_t kMaxThreads = 256;
+
+// A call moving fewer bytes than this runs on the calling thread: waking a sleeping worker costs
+// a few microseconds, as long as copying tens of KiB. Each part moves at least kParallelPartBytes.
+inline constexpr std::uint64_t kParallelMinBytes = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t kParallelPartBytes = std::uint64_t{256} << 10;
+
+// The thresholds above, as the engine reads them: the thread tests lower them so that small
+// random shapes are split too. Plain values, read without synchronisation: set them only while
+// no operator runs (as allow_avx2).
+inline std::uint64_t parallel_min_bytes = kParallelMinBytes;
+inline std::uint64_t parallel_part_bytes = kParallelPartBytes;
+
+// set_num_threads' value; 0 where the program has not set one.
+inline std::atomic<std::uint32_t> requested_threads{0};
+
+// The hardware threads this process may run on (its CPU affinity, so `taskset -c 0` means one).
+inline std::uint32_t hardware_threads() noexcept {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return std::min(static_cast<std::uint32_t>(n), kMaxThreads);
+  }
+#endif
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : std::min(static_cast<std::uint32_t>(n), kMaxThreads);
+}
+
+// DMLREF_NUM_THREADS as a count in [1, kMaxThreads], or 0 where it is unset, empty or not a
+// positive decimal number (then the hardware's count applies).
+inline std::uint32_t environment_threads() noexcept {
+  const char* text = std::getenv("DMLREF_NUM_THREADS");
+  if (text == nullptr || *text == '\0') return 0;
+  std::uint64_t n = 0;
+  for (const char* c = text; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9') return 0;
+    n = std::min<std::uint64_t>(n * 10 + static_cast<std::uint64_t>(*c - '0'), kMaxThreads);
+  }
+  return static_cast<std::uint32_t>(n);
+}
+
+// The count used when set_num_threads has not chosen one, read once per process.
+inline std::uint32_t default_threads() noexcept {
+  static const std::uint32_t n = [] {
+    const std::uint32_t from_environment = environment_threads();
+    return from_environment != 0 ? from_environment : hardware_threads();
+  }();
+  return n;
+}
+
+// Set while a thread runs parts of a call: an engine call made from inside a part (a block of a
+// JOIN copied whole, a slab of a SCATTER) runs on that thread, never waits on the pool it is in.
+inline thread_local bool in_parallel_part = false;
+
+// Runs part(context, i) for every i in [0, parts).
+using PartFn = void (*)(const void* context, std::size_t part) noexcept;
+
+// Worker threads, started the first time a call needs them and kept (asleep) for the next call;
+// joined when the program ends. One call runs on the pool at a time: a call made while another
+// thread's call has it runs on its own thread (same result, one thread's speed). A process
+// forked after the workers started (Python's multiprocessing, for one) has none of them: there
+// every call runs on the calling thread.
+class ThreadPool {
+ public:
+  static ThreadPool& instance() {
+    static ThreadPool pool;
+    return pool;
+  }
+  ThreadPool() = default;
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+  ~ThreadPool() {
+    if (forked()) {
+      // The workers are the parent's: nothing to join, and std::thread would end the program.
+      for (std::thread& t : workers_) new (&t) std::thread();
+      return;
+    }
+    job_.fetch_or(kStop, std::memory_order_release);
+    job_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  // How many calls ran on more than one thread, and how many workers exist (for the tests).
+  std::uint64_t calls() const noexcept { return calls_.load(std::memory_order_relaxed); }
+  std::size_t workers() const noexcept { return started_.load(std::memory_order_relaxed); }
+
+  // Every part of [0, parts), on the calling thread and up to `threads` - 1 workers, each taking
+  // the next part not yet taken; returns when all are done.
+  void run(std::size_t parts, std::uint32_t threads, PartFn part, const void* context) noexcept {
+    std::size_t helpers = std::min<std::size_t>(threads - 1, parts - 1);
+    if (helpers == 0 || forked() || busy_.test_and_set(std::memory_order_acquire)) {
+      for (std::size_t i = 0; i < parts; ++i) part(context, i);
+      return;
+    }
+    next_.store(0, std::memory_order_relaxed);
+    helpers = start_workers(helpers);
+    if (helpers != 0) {
+      // The call's fields, then the word that announces it: a worker that reads the word (an
+      // acquire) sees them.
+      part_ = part;
+      context_ = context;
+      parts_ = parts;
+      running_.store(helpers, std::memory_order_relaxed);
+      calls_.fetch_add(1, std::memory_order_relaxed);
+      const std::uint64_t generation =
+          (job_.load(std::memory_order_relaxed) >> kGenerationShift) + 1;
+      job_.store(generation << kGenerationShift | helpers, std::memory_order_release);
+      job_.notify_all();
+    }
+    take_parts(part, context, parts);
+    for (std::size_t r; (r = running_.load(std::memory_order_acquire)) != 0;) {
+      running_.wait(r, std::memory_order_acquire);
+    }
+    busy_.clear(std::memory_order_release);
+  }
+
+ private:
+  // job_: the generation of the latest call above kGenerationShift, kStop, and below it how many
+  // workers that call asked for. One word, so a worker never pairs one call's count with
+  // another's generation.
+  static constexpr std::uint64_t kHelpersMask = 0xFFFF;
+  static constexpr std::uint64_t kStop = std::uint64_t{1} << 16;
+  static constexpr unsigned kGenerationShift = 17;
+
+  // Whether this is a child process forked from the one that made the pool: its workers stayed
+  // in the parent.
+  bool forked() const noexcept {
+#if defined(DMLREF_HAS_GETPID)
+    return ::getpid() != pid_;
+#else
+    return false;
+#endif
+  }
+
+  // Makes sure `wanted` workers exist; returns how many do (fewer where the system refuses more
+  // threads: the call then runs on those it has). Only the call holding busy_ gets here.
+  std::size_t start_workers(std::size_t wanted) noexcept {
+    try {
+      workers_.reserve(wanted);
+      while (workers_.size() < wanted) {
+        const std::size_t id = workers_.size();
+        const std::uint64_t seen = job_.load(std::memory_order_relaxed) >> kGenerationShift;
+        workers_.emplace_back([this, id, seen] { work(id, seen); });
+        started_.store(workers_.size(), std::memory_order_relaxed);
+      }
+    } catch (...) {
+      // std::system_error (no more threads) or bad_alloc: keep the workers already started.
+    }
+    return std::min(wanted, workers_.size());
+  }
+
+  void take_parts(PartFn part, const void* context, std::size_t parts) noexcept {
+    const bool outer = in_parallel_part;
+    in_parallel_part = true;
+    for (std::size_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < parts;) {
+      part(context, i);
+    }
+    in_parallel_part = outer;
+  }
+
+  // A worker's loop: `seen` is the generation of the last call it knows of.
+  void work(std::size_t id, std::uint64_t seen) noexcept {
+    for (;;) {
+      std::uint64_t job = job_.load(std::memory_order_acquire);
+      while ((job & kStop) == 0 && job >> kGenerationShift == seen) {
+        job_.wait(job, std::memory_order_acquire);
+        job = job_.load(std::memory_order_acquire);
+      }
+      if ((job & kStop) != 0) return;
+      seen = job >> kGenerationShift;
+      if (id >= (job & kHelpersMask)) continue;  // this call asked for fewer workers
+      // A worker counted in running_ reads the call's fields before the call can end.
+      take_parts(part_, context_, parts_);
+      if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) running_.notify_one();
+    }
+  }
+
+  std::atomic_flag busy_ = ATOMIC_FLAG_INIT;  // set by the call running on the pool
+  std::atomic<std::uint64_t> job_{0};
+  std::atomic<std::size_t> running_{0};  // workers still in the current call
+  std::atomic<std::size_t> next_{0};     // the next part not yet taken
+  std::atomic<std::uint64_t> calls_{0};
+  std::atomic<std::size_t> started_{0};
+  std::vector<std::thread> workers_;  // changed only by the call holding busy_
+  PartFn part_ = nullptr;
+  const void* context_ = nullptr;
+  std::size_t parts_ = 0;
+#if defined(DMLREF_HAS_GETPID)
+  const pid_t pid_ = ::getpid();
+#endif
+};
+
+// The threads a call may use now: 1 inside a part (see in_parallel_part), else get_num_threads().
+inline std::uint32_t threads_for_call() noexcept {
+  if (in_parallel_part) return 1;
+  const std::uint32_t requested = requested_threads.load(std::memory_order_relaxed);
+  return requested != 0 ? requested : default_threads();
+}
+
+// How many parts a call moving `bytes` bytes in `items` independent items splits into: 1 (the
+// calling thread alone) for small calls, else up to four per thread (so a thread slowed down by
+// other work on its core leaves its later parts to the others), each at least
+// parallel_part_bytes.
+inline std::size_t parallel_parts(std::uint64_t bytes, std::uint64_t items) noexcept {
+  if (bytes < parallel_min_bytes || items < 2) return 1;
+  const std::uint32_t threads = threads_for_call();
+  if (threads <= 1) return 1;
+  const std::uint64_t by_size = std::max<std::uint64_t>(1, bytes / std::max<std::uint64_t>(
+                                                                    parallel_part_bytes, 1));
+  return static_cast<std::size_t>(std::min({by_size, items, std::uint64_t{threads} * 4}));
+}
+
+// Calls f(begin, end) over `parts` (from parallel_parts) consecutive, near-equal ranges that
+// cover [0, items), on the pool; f must not throw. With one part, f(0, items) on this thread.
+template <class F>
+void parallel_ranges(std::size_t parts, std::uint64_t items, F&& f) {
+  if (parts <= 1) {
+    f(std::uint64_t{0}, items);
+    return;
+  }
+  struct Context {
+    std::remove_reference_t<F>* f;
+    std::uint64_t items;
+    std::size_t parts;
+  } context{&f, items, parts};
+  const PartFn run_part = [](const void* c, std::size_t i) noexcept {
+    const Context& ctx = *static_cast<const Context*>(c);
+    // The first items % parts ranges one item longer: no product that could overflow.
+    const std::uint64_t size = ctx.items / ctx.parts, longer = ctx.items % ctx.parts;
+    const std::uint64_t begin = size * i + std::min<std::uint64_t>(i, longer);
+    const std::uint64_t end = begin + size + (i < longer ? 1 : 0);
+    if (begin < end) (*ctx.f)(begin, end);
+  };
+  ThreadPool::instance().run(parts, threads_for_call(), run_part, &context);
+}
+
+}  // namespace detail
+
+// The number of threads dmlref's operators use for calls large enough to gain from more than
+// one (small calls always run on the calling thread). 0 returns to the default:
+// DMLREF_NUM_THREADS from the environment, else every hardware thread the process may run on.
+// Results never depend on it: every count gives the one-thread result, bit for bit.
+inline void set_num_threads(std::uint32_t n) {
+  if (n > detail::kMaxThreads) {
+    detail::fail(ErrorCode::InvalidOption, "set_num_threads: n is ", n,
+                 " but it must be 0 (the default) to ", detail::kMaxThreads);
+  }
+  detail::requested_threads.store(n, std::memory_order_relaxed);
+}
+
+// The number of threads large calls use now (set_num_threads's, or the default).
+inline std::uint32_t get_num_threads() noexcept {
+  const std::uint32_t requested = detail::requested_threads.load(std::memory_order_relaxed);
+  return requested != 0 ? requested : detail::default_threads();
+}
+
+}  // namespace dmlref
+#endif  // DMLREF_SINGLE_HEADER_DMLREF_PARALLEL_HPP
+// ---- end dmlref/parallel.hpp --------------------------------------------------------------------
 // ---- begin dmlref/prefetch.hpp ------------------------------------------------------------------
 #ifndef DMLREF_SINGLE_HEADER_DMLREF_PREFETCH_HPP
 #define DMLREF_SINGLE_HEADER_DMLREF_PREFETCH_HPP
@@ -2226,6 +2522,63 @@ void for_each_run(const CopyPlan& plan, F&& f) {
          " operands but ", N, " offsets were asked for");
   }
   walk_runs<N>(plan, std::forward<F>(f));
+}
+
+// ---- plans split for threads -------------------------------------------------------------------
+
+// Element offsets of each operand, added to a part's offsets (a part's place in the whole plan).
+using PlanBase = std::array<std::int64_t, kMaxCopyOperands>;
+
+// The dimension a plan is split along for `parts` parts: the outermost one with at least `parts`
+// positions (so each part is one block of whole rows), else the largest. Only dimensions whose
+// bit is set in `allowed` qualify; rank when none does.
+inline std::uint32_t split_dimension(const CopyPlan& plan, std::size_t parts,
+                                     std::uint32_t allowed = ~0u) noexcept {
+  std::uint32_t largest = plan.rank;
+  for (std::uint32_t d = 0; d < plan.rank; ++d) {
+    if ((allowed >> d & 1u) == 0) continue;
+    if (plan.sizes[d] >= parts) return d;
+    if (largest == plan.rank || plan.sizes[d] > plan.sizes[largest]) largest = d;
+  }
+  return largest;
+}
+
+// `plan` restricted to positions [begin, end) of dimension `d`; `base` receives each operand's
+// offset of the part's first element. The part visits its elements in the whole's order.
+inline CopyPlan plan_slice(const CopyPlan& plan, std::uint32_t d, std::uint64_t begin,
+                           std::uint64_t end, PlanBase& base) noexcept {
+  CopyPlan part = plan;
+  part.sizes[d] = end - begin;
+  base = {};
+  for (std::uint32_t k = 0; k < plan.operand_count; ++k) {
+    base[k] = static_cast<std::int64_t>(begin) * plan.strides[k][d];
+  }
+  return part;
+}
+
+// Calls f(part, base) for parts of `plan` that together visit each of its elements once, on the
+// engine's threads when the call moves `bytes` bytes or more (parallel_parts), else f(plan, {})
+// on this thread. Parts split dimensions allowed by `allowed` only; each part keeps the whole's
+// order within itself, so a walk whose result depends on order (SCATTER's last update) stays
+// exact when no two parts write one element. f must not throw.
+template <class F>
+void for_each_plan_part(const CopyPlan& plan, std::uint64_t bytes, F&& f,
+                        std::uint32_t allowed = ~0u) {
+  std::size_t parts = plan.empty() ? 1 : parallel_parts(bytes, 2);
+  std::uint32_t d = plan.rank;
+  if (parts > 1) {
+    d = split_dimension(plan, parts, allowed);
+    if (d < plan.rank) parts = parallel_parts(bytes, plan.sizes[d]);
+  }
+  if (parts <= 1 || d == plan.rank) {
+    f(plan, PlanBase{});
+    return;
+  }
+  parallel_ranges(parts, plan.sizes[d], [&](std::uint64_t begin, std::uint64_t end) {
+    PlanBase base;
+    const CopyPlan part = plan_slice(plan, d, begin, end, base);
+    f(part, base);
+  });
 }
 
 // How far ahead a loop over data-dependent places (GATHER_ND1's slices) prefetches, in tuples.
@@ -2602,8 +2955,14 @@ DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) n
   constexpr auto kBytes = static_cast<std::int64_t>(Bytes);
   const std::uint64_t nx = t.nx, ny = t.ny;
   const std::uint64_t x_end = nx - nx % K;
-  // Streamed: the whole bands of b's lines, y in [0, y_streamed).
-  const std::uint64_t y_streamed = t.stream ? ny - ny % kBand : 0;
+  // Streamed: the whole bands of b's lines, y in [0, y_streamed), where those are whole cache
+  // lines: b and its row step multiples of 64 bytes. Otherwise each 64 bytes of a row straddle
+  // two lines, and streaming stores to parts of lines cost more than ordinary ones (16 MiB
+  // float32 {1171, 3583} transposed, one core, bench_table's matrix: 0.05 of memcpy streamed,
+  // 0.55-0.59 not; float64 {1875, 1117}: 0.13, 0.47-0.51).
+  const bool whole_lines =
+      reinterpret_cast<std::uintptr_t>(t.b) % 64 == 0 && t.b_step % 64 == 0;
+  const std::uint64_t y_streamed = t.stream && whole_lines ? ny - ny % kBand : 0;
   for (std::uint64_t y0 = 0; y0 < y_streamed; y0 += kBand) {
     // One line of b per x (kBand * Bytes = 64): built in `lines`, then streamed whole.
     alignas(64) unsigned char lines[kChunk * 64];
@@ -2854,8 +3213,8 @@ void copy_transposed(const CopyPlan& plan, const T* src, T* dst, bool stream) no
 // from the size of its whole copy; see kStreamMinBytes), fenced before returning.
 // `memcpy_min_run_bytes` exists for the benchmark that picks kMemcpyMinRunBytes.
 template <class T>
-void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
-                    std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
+void copy_with_plan_on_thread(const CopyPlan& plan, const T* src, T* dst, bool stream,
+                              std::size_t memcpy_min_run_bytes) {
   static_assert(std::is_trivially_copyable_v<T>);
   const std::uint64_t n = plan.inner_size();
   const std::int64_t ss = plan.inner_stride(0);
@@ -2883,6 +3242,20 @@ void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = fa
       copy_run_strided(src + o[0], ss, dst + o[1], ds, n);
     });
   }
+}
+
+// copy_with_plan_on_thread over the parts of the plan (for_each_plan_part): a copy writes each
+// destination element once, so any split gives the same bytes.
+template <class T>
+void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
+                    std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
+  const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(T);
+  if (bytes < parallel_min_bytes) {
+    return copy_with_plan_on_thread(plan, src, dst, stream, memcpy_min_run_bytes);
+  }
+  for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& base) {
+    copy_with_plan_on_thread(part, src + base[0], dst + base[1], stream, memcpy_min_run_bytes);
+  });
 }
 
 // Plans and runs the copy of `src` to `dst` (same Sizes; the caller checked them), streaming
@@ -3575,12 +3948,14 @@ static_assert(std::is_trivially_copyable_v<CopyPlan>);
 inline constexpr std::uint64_t kIndexChunk = 256;
 
 // Calls f(o, start, count) for every chunk of at most kIndexChunk elements of every innermost run
-// of a three-operand walk: o the run's offsets, start the chunk's first position in the run. An f
-// that returns bool stops the walk by returning true (call_until).
+// of a three-operand walk: o the run's offsets (plus `base`, a part's place in the whole walk:
+// for_each_plan_part), start the chunk's first position in the run. An f that returns bool stops
+// the walk by returning true (call_until).
 template <class F>
-void walk_index_chunks(const CopyPlan& walk, F&& f) {
+void walk_index_chunks(const CopyPlan& walk, F&& f, const PlanBase& base = {}) {
   const std::uint64_t n = walk.inner_size();
-  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& o) {
+  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& run) {
+    const std::array<std::int64_t, 3> o{run[0] + base[0], run[1] + base[1], run[2] + base[2]};
     for (std::uint64_t c0 = 0; c0 < n; c0 += kIndexChunk) {
       const auto start = static_cast<std::int64_t>(c0);
       if (call_until(f, o, start, std::min(kIndexChunk, n - c0))) return true;
@@ -3796,20 +4171,38 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // Streaming is decided once, from the whole (the blocks partition it): each block may be
   // small, the whole not.
   const bool stream = whole_layout.element_count() * element_bytes >= kStreamMinBytes;
-  // One pass: blocks not moved as runs are copied whole; the others are counted.
+  // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
+  std::uint64_t whole_blocks = 0, whole_bytes = 0;
   std::int64_t base = 0;
   for (std::size_t i = 0; i < p.count; ++i) {
     const Block b = block_of(i, base);
     base += b.layout[0].sizes[axis];
     const std::uint64_t run = run_of(b);
     if (run == 0) {
-      copy_whole(b.data[0], b.layout[0], b.data[1], b.layout[1], stream);
+      ++whole_blocks;
+      whole_bytes += b.layout[1].element_count() * element_bytes;
     } else {
       ++run_blocks;
       position_bytes += run * element_bytes;
     }
+  }
+  if (whole_blocks != 0) {
+    // With a block for every thread (JOIN or SPLIT of many pieces along the outermost axis),
+    // threads take ranges of blocks, each copied on one thread; with fewer, the blocks go one
+    // after the other, each split between the threads by its own copy.
+    const std::size_t parts =
+        whole_blocks >= threads_for_call() ? parallel_parts(whole_bytes, p.count) : 1;
+    parallel_ranges(parts, p.count, [&](std::uint64_t first, std::uint64_t last) {
+      std::int64_t at = 0;
+      for (std::size_t i = 0; i < first; ++i) at += p.at(p.pieces, i).layout->sizes[axis];
+      for (std::uint64_t i = first; i < last; ++i) {
+        const Block b = block_of(static_cast<std::size_t>(i), at);
+        at += b.layout[0].sizes[axis];
+        if (run_of(b) == 0) copy_whole(b.data[0], b.layout[0], b.data[1], b.layout[1], stream);
+      }
+    });
   }
   if (run_blocks == 0) return;
   group = std::clamp<std::size_t>(group, 1, kBlockGroup);
@@ -3828,32 +4221,37 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // ends, JOIN/SPLIT of 64-byte rows at 16 MiB read 0.77-0.96 of memcpy streamed against
   // 0.59-0.81 not, bench_table, same runs.)
   const std::uint64_t stream_min = stream ? kStreamMinPackedRunBytes : 0;
-  std::array<BlockRun, kBlockGroup> runs;
-  for (std::uint64_t begin = 0; begin < positions; begin += rows) {
-    const std::uint64_t end = std::min(positions, begin + rows);
-    std::size_t n = 0;
-    base = 0;
-    for (std::size_t i = 0; i < p.count; ++i) {
-      const Block b = block_of(i, base);
-      base += b.layout[0].sizes[axis];
-      const std::uint64_t run = run_of(b);
-      if (run == 0) continue;
-      BlockRun& r = runs[n++];
-      r.src = b.data[0];
-      r.dst = b.data[1];
-      r.run_bytes = run * element_bytes;
-      for (std::uint32_t k = 0; k < outer_rank; ++k) {
-        r.src_step[k] = b.layout[0].strides[outer_dim[k]] * element;
-        r.dst_step[k] = b.layout[1].strides[outer_dim[k]] * element;
+  // Threads take consecutive ranges of outer positions: their rows are disjoint parts of every
+  // block, so any split moves the same bytes.
+  const std::size_t parts = parallel_parts(positions * position_bytes, positions);
+  parallel_ranges(parts, positions, [&](std::uint64_t first, std::uint64_t last) {
+    std::array<BlockRun, kBlockGroup> runs;
+    for (std::uint64_t begin = first; begin < last; begin += rows) {
+      const std::uint64_t end = std::min(last, begin + rows);
+      std::size_t n = 0;
+      std::int64_t at = 0;
+      for (std::size_t i = 0; i < p.count; ++i) {
+        const Block b = block_of(i, at);
+        at += b.layout[0].sizes[axis];
+        const std::uint64_t run = run_of(b);
+        if (run == 0) continue;
+        BlockRun& r = runs[n++];
+        r.src = b.data[0];
+        r.dst = b.data[1];
+        r.run_bytes = run * element_bytes;
+        for (std::uint32_t k = 0; k < outer_rank; ++k) {
+          r.src_step[k] = b.layout[0].strides[outer_dim[k]] * element;
+          r.dst_step[k] = b.layout[1].strides[outer_dim[k]] * element;
+        }
+        if (n == group) {
+          copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
+          n = 0;
+        }
       }
-      if (n == group) {
-        copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
-        n = 0;
-      }
+      if (n != 0) copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
     }
-    if (n != 0) copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
-  }
-  if (stream) stream_fence();
+    if (stream) stream_fence();
+  });
 }
 
 // copy_pieces_of_width with elements as W.
@@ -3965,6 +4363,47 @@ inline void copy_fixed_rows_of_size(std::uint64_t bytes, const unsigned char* in
   }
 }
 
+// Whether streamed rows of `row_bytes` bytes, `step` bytes apart from `first`, all start and end
+// on 16-byte boundaries (a packed output of rows of a multiple of 16 bytes, the usual case):
+// then stream_aligned_rows moves them with no per-row alignment work.
+inline bool stream_rows_aligned(const void* first, std::int64_t step,
+                                std::uint64_t row_bytes) noexcept {
+#if defined(__SSE2__) || defined(_M_X64)
+  return reinterpret_cast<std::uintptr_t>(first) % 16 == 0 && step % 16 == 0 &&
+         row_bytes % 16 == 0;
+#else
+  (void)first;
+  (void)step;
+  (void)row_bytes;
+  return false;
+#endif
+}
+
+// Rows of `row_bytes` (a multiple of 16) from in + offsets[i] elements of `element_bytes` to
+// out + i * out_step bytes (16-byte aligned), each prefetched `ahead` rows before, written with
+// streaming stores 16 bytes at a time, inline: the per-row call and alignment work of
+// copy_bytes_streaming were half the time of gathering 64-byte rows (16 MiB, perf).
+inline void stream_aligned_rows(const unsigned char* in, const std::int64_t* offsets,
+                                std::uint64_t count, unsigned char* out, std::int64_t out_step,
+                                std::size_t element_bytes, std::uint64_t row_bytes,
+                                std::uint64_t fetch, std::uint64_t ahead) noexcept {
+#if defined(__SSE2__) || defined(_M_X64)
+  const auto element = static_cast<std::int64_t>(element_bytes);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (fetch != 0 && i + ahead < count) prefetch_bytes(in + offsets[i + ahead] * element, fetch);
+    const unsigned char* const s = in + offsets[i] * element;
+    unsigned char* const d = out + static_cast<std::int64_t>(i) * out_step;
+    for (std::uint64_t k = 0; k < row_bytes; k += 16) {
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k)));
+    }
+  }
+#else
+  (void)in, (void)offsets, (void)count, (void)out, (void)out_step, (void)element_bytes;
+  (void)row_bytes, (void)fetch, (void)ahead;
+#endif
+}
+
 // The operator's index reader: the input offsets of `count` rows, row i's indices at position
 // first + i * step, its base offset base + i * base_step.
 using RowOffsetsFn = void (*)(const void* context, std::int64_t first, std::int64_t step,
@@ -3975,8 +4414,8 @@ using RowOffsetsFn = void (*)(const void* context, std::int64_t first, std::int6
 // Every loop copies what it uses into locals: store_bits's and memcpy's stores may alias
 // anything, so values read through a closure would be reloaded after every element.
 template <class W>
-void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offsets_of,
-                 const void* context) {
+void gather_rows_part(const RowGather& plan, const PlanBase& base, const W* in, W* out,
+                      RowOffsetsFn offsets_of, const void* context) {
   const std::int64_t ts = plan.grid.inner_stride(0);
   const std::int64_t bs = plan.grid.inner_stride(1);
   const std::int64_t os = plan.grid.inner_stride(2);
@@ -4004,8 +4443,17 @@ void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offset
                                 offsets.data(), count, reinterpret_cast<unsigned char*>(d0),
                                 ostep * static_cast<std::int64_t>(sizeof(W)), sizeof(W), ahead);
         break;
-      case RowMove::Run:
       case RowMove::Stream:
+        if (stream_rows_aligned(d0, ostep * static_cast<std::int64_t>(sizeof(W)),
+                                length * sizeof(W))) {
+          stream_aligned_rows(reinterpret_cast<const unsigned char*>(in), offsets.data(), count,
+                              reinterpret_cast<unsigned char*>(d0),
+                              ostep * static_cast<std::int64_t>(sizeof(W)), sizeof(W),
+                              length * sizeof(W), fetch, ahead);
+          break;
+        }
+        [[fallthrough]];
+      case RowMove::Run:
         for (std::uint64_t i = 0; i < count; ++i) {
           if (fetch != 0 && i + ahead < count) prefetch_bytes(in + offsets[i + ahead], fetch);
           W* const dst = d0 + static_cast<std::int64_t>(i) * ostep;
@@ -4022,8 +4470,23 @@ void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offset
         }
         break;
     }
-  });
+  }, base);
   if (plan.move == RowMove::Stream) stream_fence();
+}
+
+// gather_rows_part over parts of the grid on the engine's threads: every row has its own output
+// place, so any split writes the same bytes.
+template <class W>
+void gather_rows(const RowGather& plan, const W* in, W* out, RowOffsetsFn offsets_of,
+                 const void* context) {
+  const std::uint64_t bytes =
+      plan.grid.run_count() * plan.grid.inner_size() * plan.row.run_count() *
+      plan.row.inner_size() * sizeof(W);
+  for_each_plan_part(plan.grid, bytes, [&](const CopyPlan& grid, const PlanBase& base) {
+    RowGather part = plan;
+    part.grid = grid;
+    gather_rows_part(part, base, in, out, offsets_of, context);
+  });
 }
 
 // Rows addressed by tuples of indices, the context of index_tuple_offsets: a tuple's `coords`
@@ -4094,8 +4557,8 @@ using ElementTargetsFn = void (*)(const void* context, std::int64_t first, std::
 // Executes an ElementScatter with elements as W, in row-major order of the walk (so of several
 // elements sent to one place, the last stays).
 template <class W>
-void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
-                      ElementTargetsFn targets_of, const void* context) {
+void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, const W* src, W* dst,
+                           ElementTargetsFn targets_of, const void* context) {
   const std::int64_t si = plan.walk.inner_stride(0);
   const std::int64_t su = plan.walk.inner_stride(1);
   const std::int64_t so = plan.walk.inner_stride(2);
@@ -4120,22 +4583,58 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
       const auto ii = static_cast<std::int64_t>(i);
       store_bits(to + (ii * step_to + targets[i]), load_bits(from + ii * step_from));
     }
-  });
+  }, base);
+}
+
+// scatter_elements_part over parts of the walk on the engine's threads. Only dimensions along
+// which the destination moves (operand 2's stride is not 0) are split: an index changes its
+// element's place along the scattered axis only, where that stride is 0, so two updates of one
+// output element always fall in one part, and within a part they are stored in the walk's order
+// (the last stays, as in the one-thread loop).
+template <class W>
+void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
+                      ElementTargetsFn targets_of, const void* context) {
+  const std::uint64_t bytes = plan.walk.run_count() * plan.walk.inner_size() * sizeof(W);
+  if (bytes < parallel_min_bytes) {  // every slab of a SCATTER built slab by slab
+    return scatter_elements_part(plan, PlanBase{}, src, dst, targets_of, context);
+  }
+  std::uint32_t allowed = 0;
+  for (std::uint32_t d = 0; d < plan.walk.rank; ++d) {
+    if (plan.walk.strides[2][d] != 0) allowed |= 1u << d;
+  }
+  for_each_plan_part(plan.walk, bytes, [&](const CopyPlan& walk, const PlanBase& base) {
+    ElementScatter part = plan;
+    part.walk = walk;
+    scatter_elements_part(part, base, src, dst, targets_of, context);
+  }, allowed);
 }
 
 // ---- index passes ------------------------------------------------------------------------------
 
 // True when every index operand 0 of `plan` reaches from `base` lies within `bounds`: the
 // branch-free part of the SC8 and G10 passes, a run at a time (all_indices_legal).
+// On the engine's threads when the indices are large (parts of the plan, for_each_plan_part):
+// the pass reads every index and writes nothing, and only says whether one is out of bounds.
 template <std::size_t N, IndexElement I>
 bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> bounds) {
-  const std::uint64_t run = plan.inner_size();
-  const std::int64_t step = plan.inner_stride(0);
-  bool bad = false;
-  for_each_run<N>(plan, [&bad, base, step, run, bounds](const std::array<std::int64_t, N>& o) {
-    bad = bad || !all_indices_legal(base + o[0], step, run, bounds);
+  if (plan.operand_count != N) {
+    fail(ErrorCode::InvalidOption, "all_run_indices_legal: the plan has ", plan.operand_count,
+         " operands but ", N, " offsets were asked for");
+  }
+  std::atomic<bool> any_bad{false};
+  const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(I);
+  for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& at) {
+    // The part's own runs: a split of the innermost dimension shortens them.
+    const std::uint64_t run = part.inner_size();
+    const std::int64_t step = part.inner_stride(0);
+    bool bad = false;
+    const I* const first = base + at[0];
+    walk_runs<N>(part, [&bad, first, step, run, bounds](const std::array<std::int64_t, N>& o) {
+      bad = bad || !all_indices_legal(first + o[0], step, run, bounds);
+    });
+    if (bad) any_bad.store(true, std::memory_order_relaxed);
   });
-  return !bad;
+  return !any_bad.load(std::memory_order_relaxed);
 }
 
 // ---- outputs scattered along an axis, slab by slab (SCATTER) -----------------------------------
@@ -4248,12 +4747,11 @@ inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_
   std::array<std::array<std::int64_t, kMaxRank>, 4> outer_strides{};
   for (std::size_t k = 0; k < 4; ++k) outer_strides[k] = whole.layouts[k].strides;
   const CopyPlan outer = make_copy_plan(out.size_span().first(axis), outer_strides);
-  const std::uint64_t run = outer.inner_size();
-  ScatterSlab slab;
-  slab.axis = 1;
+  ScatterSlab parted;
+  parted.axis = 1;
   for (std::size_t k = 0; k < 4; ++k) {
     const Layout& l = whole.layouts[k];
-    Layout& part = slab.layouts[k];
+    Layout& part = parted.layouts[k];
     part.rank = 1 + l.rank - axis;
     part.strides[0] = outer.inner_stride(k);
     for (std::uint32_t d = axis; d < l.rank; ++d) {
@@ -4261,15 +4759,23 @@ inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_
       part.strides[1 + d - axis] = l.strides[d];
     }
   }
-  walk_runs<4>(outer, [&](const std::array<std::int64_t, 4>& o) {
-    for (std::uint64_t begin = 0; begin < run; begin += rows) {
-      const auto b = static_cast<std::int64_t>(begin);
-      for (std::size_t k = 0; k < 4; ++k) {
-        slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, run - begin));
-        slab.offsets[k] = o[k] + b * slab.layouts[k].strides[0];
+  // Threads take parts of the outer walk: each slab is built whole by one thread, and no two
+  // slabs share an output element (SC7).
+  std::uint64_t bytes = block;
+  for (std::uint32_t d = 0; d < axis; ++d) bytes *= out.sizes[d];
+  for_each_plan_part(outer, bytes, [&](const CopyPlan& part, const PlanBase& base) {
+    ScatterSlab slab = parted;
+    const std::uint64_t part_run = part.inner_size();
+    walk_runs<4>(part, [&](const std::array<std::int64_t, 4>& o) {
+      for (std::uint64_t begin = 0; begin < part_run; begin += rows) {
+        const auto b = static_cast<std::int64_t>(begin);
+        for (std::size_t k = 0; k < 4; ++k) {
+          slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, part_run - begin));
+          slab.offsets[k] = base[k] + o[k] + b * slab.layouts[k].strides[0];
+        }
+        move(context, slab);
       }
-      move(context, slab);
-    }
+    });
   });
 }
 
@@ -4349,7 +4855,8 @@ using RunLengthsFn = void (*)(const void* lengths, std::int64_t first, std::int6
 #if DMLREF_ENGINE_AVX2
 // ReversedRuns whose runs are contiguous in both tensors, a chunk of runs per call of the AVX2
 // loop (reverse_rows_avx2). Bytes, not elements: compiled once for every width.
-inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const void* in,
+inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBase& base,
+                                         const void* in,
                                          const void* lengths, void* out, RunLengthsFn lengths_of,
                                          std::size_t element_bytes) {
   const std::uint64_t n = plan.axis_size;
@@ -4373,15 +4880,16 @@ inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const void* i
       case 4: return reverse_rows_avx2<4>(s, in_inner, d, out_inner, l, count, row);
       default: return reverse_rows_avx2<8>(s, in_inner, d, out_inner, l, count, row);
     }
-  });
+  }, base);
 }
 #endif
 
 // Executes ReversedRuns with elements as W: per run, its first L elements reversed and the rest
 // copied, or, when runs lie side by side, all of them one axis position at a time.
 template <class W>
-void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W* out,
-                  RunLengthsFn lengths_of) {
+void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* in,
+                       const void* lengths, W* out, RunLengthsFn lengths_of, bool stream,
+                       std::uint64_t a0, std::uint64_t a1) {
   const std::uint64_t n = plan.axis_size;
   const std::int64_t in_step = plan.in_step;
   const std::int64_t out_step = plan.out_step;
@@ -4393,52 +4901,79 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   if (!unit && inner > 1) {
     // Runs side by side (the axis not the innermost dimension): walking one run at a time would
     // touch a new cache line per element. Walk the axis outermost instead, so each step reads and
-    // writes a row of neighbouring elements. Where a chunk's runs share one length (full or
-    // broadcast lengths) each such row comes from one source row and moves as one run; otherwise
-    // the source row is chosen per run, in groups whose whole extent along the axis fits in the
-    // L1 cache (kSlabBytes), so each source row a group reads from stays cached until all are done.
+    // writes a row of neighbouring elements. Where runs share one length each such row comes
+    // from one source row and moves as one run; otherwise the source row is chosen per run, in
+    // groups whose whole extent along the axis fits in the L1 cache (kSlabBytes), so each source
+    // row a group reads from stays cached until all are done.
+    // Where every run of a walk's innermost dimension has one length (full or broadcast
+    // lengths, the common case), its rows move whole, not a chunk of kIndexChunk runs at a time:
+    // chunks would sweep the tensor once each, reading a part of every row (256 MiB {65536, 1024}
+    // float32 along axis 0, full lengths, one core: 0.45 of a copy in chunks of 256 columns,
+    // bench/peers.py; whole rows, bench_table's reverse_axis0: 0.98 of memcpy).
     const std::uint64_t group =
         std::clamp<std::uint64_t>(kSlabBytes / (n * sizeof(W)), 16, kIndexChunk);
-    std::uint64_t output_bytes = n * sizeof(W);
-    for (std::uint32_t d = 0; d < plan.walk.rank; ++d) output_bytes *= plan.walk.sizes[d];
-    const bool stream = output_bytes >= kStreamMinBytes;
-    walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
-                                     std::uint64_t count) {
-      std::array<std::uint64_t, kIndexChunk> length;
-      lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
-      const W* const src = in + (o[0] + start * in_inner);
-      W* const dst = out + (o[2] + start * out_inner);
-      const std::uint64_t axis_size = n;
-      const std::int64_t is = in_inner, os = out_inner, ia = in_step, oa = out_step;
-      const std::uint64_t l0 = length[0];
-      if (std::all_of(length.begin(), length.begin() + static_cast<std::ptrdiff_t>(count),
-                      [l0](std::uint64_t l) { return l == l0; })) {
-        // Rows are visited in source order: reversal is its own inverse, so source row `from`
-        // goes to output row reversed_source(from). The reads then form one ascending stream the
-        // prefetcher follows; the writes go out in descending rows, which streaming stores do not
-        // mind (16 MiB REVERSE along axis 0, bench_table, idle: 0.43-0.46 of memcpy in output
-        // order, 1.08-1.14 in source order).
-        const std::size_t row_bytes = count * sizeof(W);
-        const bool stream_rows = stream && is == 1 && os == 1 && row_bytes >= kStreamMinRunBytes;
-        for (std::uint64_t f = 0; f < axis_size; ++f) {
-          const auto from = static_cast<std::int64_t>(f);
-          const auto at = static_cast<std::int64_t>(reversed_source(f, l0, axis_size));
-          if (stream_rows) {
-            copy_bytes_streaming(dst + at * oa, src + from * ia, row_bytes);
-          } else {
-            copy_run(src + from * ia, is, dst + at * oa, os, count);
-          }
+    const std::uint64_t axis_size = n;
+    const std::int64_t is = in_inner, os = out_inner, ia = in_step, oa = out_step;
+    // `count` runs from position `start` of the run at `o`, sharing length `l0`: whole rows,
+    // visited in source order. Reversal is its own inverse, so source row `from` goes to output
+    // row reversed_source(from): the reads form one ascending stream the prefetcher follows; the
+    // writes go out in descending rows, which streaming stores do not mind (16 MiB REVERSE along
+    // axis 0, bench_table, idle: 0.43-0.46 of memcpy in output order, 1.08-1.14 in source order).
+    const auto rows_of_one_length = [&](const W* src, W* dst, std::uint64_t count,
+                                        std::uint64_t l0) {
+      const std::size_t row_bytes = count * sizeof(W);
+      const bool stream_rows = stream && is == 1 && os == 1 && row_bytes >= kStreamMinRunBytes;
+      for (std::uint64_t f = a0; f < a1; ++f) {
+        const auto from = static_cast<std::int64_t>(f);
+        const auto at = static_cast<std::int64_t>(reversed_source(f, l0, axis_size));
+        if (stream_rows) {
+          copy_bytes_streaming(dst + at * oa, src + from * ia, row_bytes);
+        } else {
+          copy_run(src + from * ia, is, dst + at * oa, os, count);
         }
-        return;
       }
-      for (std::uint64_t g0 = 0; g0 < count; g0 += group) {
-        const std::uint64_t g1 = std::min(count, g0 + group);
-        for (std::uint64_t a = 0; a < axis_size; ++a) {
-          const auto at = static_cast<std::int64_t>(a);
-          for (std::uint64_t j = g0; j < g1; ++j) {
-            const auto jj = static_cast<std::int64_t>(j);
-            const auto from = static_cast<std::int64_t>(reversed_source(a, length[j], axis_size));
-            store_bits(dst + (at * oa + jj * os), load_bits(src + (from * ia + jj * is)));
+    };
+    std::array<std::uint64_t, kIndexChunk> length;
+    walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& run) {
+      const std::array<std::int64_t, 3> o{run[0] + base[0], run[1] + base[1], run[2] + base[2]};
+      std::uint64_t l0 = 0;
+      bool one_length = true;
+      for (std::uint64_t c0 = 0; one_length && c0 < inner; c0 += kIndexChunk) {
+        const std::uint64_t count = std::min(kIndexChunk, inner - c0);
+        lengths_of(lengths, o[1] + static_cast<std::int64_t>(c0) * len_inner, len_inner, count,
+                   n, length.data());
+        if (c0 == 0) l0 = length[0];
+        const auto end = length.begin() + static_cast<std::ptrdiff_t>(count);
+        one_length = std::all_of(length.begin(), end, [l0](std::uint64_t l) { return l == l0; });
+      }
+      if (one_length) return rows_of_one_length(in + o[0], out + o[2], inner, l0);
+      for (std::uint64_t c0 = 0; c0 < inner; c0 += kIndexChunk) {
+        const std::uint64_t count = std::min(kIndexChunk, inner - c0);
+        const auto start = static_cast<std::int64_t>(c0);
+        lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
+        const W* const src = in + (o[0] + start * in_inner);
+        W* const dst = out + (o[2] + start * out_inner);
+        const std::uint64_t c_l0 = length[0];
+        if (std::all_of(length.begin(), length.begin() + static_cast<std::ptrdiff_t>(count),
+                        [c_l0](std::uint64_t l) { return l == c_l0; })) {
+          rows_of_one_length(src, dst, count, c_l0);
+          continue;
+        }
+        // Locals: store_bits's memcpy may alias anything, so values read through the closure
+        // would be reloaded after every element.
+        const std::uint64_t size = axis_size, first = a0, last = a1;
+        const std::int64_t in_run = is, out_run = os, in_axis = ia, out_axis = oa;
+        const std::uint64_t* const lens = length.data();
+        for (std::uint64_t g0 = 0; g0 < count; g0 += group) {
+          const std::uint64_t g1 = std::min(count, g0 + group);
+          for (std::uint64_t a = first; a < last; ++a) {
+            const auto at = static_cast<std::int64_t>(a);
+            for (std::uint64_t j = g0; j < g1; ++j) {
+              const auto jj = static_cast<std::int64_t>(j);
+              const auto from = static_cast<std::int64_t>(reversed_source(a, lens[j], size));
+              store_bits(dst + (at * out_axis + jj * out_run),
+                         load_bits(src + (from * in_axis + jj * in_run)));
+            }
           }
         }
       }
@@ -4448,7 +4983,7 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   }
 #if DMLREF_ENGINE_AVX2
   if (unit && engine_avx2_enabled()) {
-    reverse_contiguous_runs_avx2(plan, in, lengths, out, lengths_of, sizeof(W));
+    reverse_contiguous_runs_avx2(plan, base, in, lengths, out, lengths_of, sizeof(W));
     return;
   }
 #endif
@@ -4475,6 +5010,34 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
         copy_run(src + ll * in_step, in_step, dst + ll * out_step, out_step, n - l);
       }
     }
+  }, base);
+}
+
+// reverse_runs_part over parts of the walk on the engine's threads: each run has its own output
+// elements, so any split writes the same bytes. Streaming is decided once, from the whole output.
+template <class W>
+void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W* out,
+                  RunLengthsFn lengths_of) {
+  const std::uint64_t bytes = plan.walk.run_count() * plan.walk.inner_size() * plan.axis_size *
+                              sizeof(W);
+  const bool stream = bytes >= kStreamMinBytes;
+  const std::uint64_t n = plan.axis_size;
+  const bool side_by_side =
+      !(plan.in_step == 1 && plan.out_step == 1) && plan.walk.inner_size() > 1;
+  if (side_by_side && n >= parallel_parts(bytes, ~std::uint64_t{0})) {
+    // Runs side by side, walked one axis position at a time: where the axis has a position for
+    // every part, threads take consecutive ranges of it (source positions where a chunk's runs
+    // share a length, output positions otherwise), so each reads and writes whole rows of
+    // neighbouring elements, not a few columns of every row.
+    parallel_ranges(parallel_parts(bytes, n), n, [&](std::uint64_t a0, std::uint64_t a1) {
+      reverse_runs_part(plan, PlanBase{}, in, lengths, out, lengths_of, stream, a0, a1);
+    });
+    return;
+  }
+  for_each_plan_part(plan.walk, bytes, [&](const CopyPlan& walk, const PlanBase& base) {
+    ReversedRuns part = plan;
+    part.walk = walk;
+    reverse_runs_part(part, base, in, lengths, out, lengths_of, stream, 0, n);
   });
 }
 

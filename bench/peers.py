@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Issue 36's table side by side: dmlref (the Python module), numpy and PyTorch on the same
+float32 shapes, each as a ratio to its own library's copy of the output bytes (numpy.copyto,
+torch.Tensor.copy_) timed in the same process, in alternating rounds (the fastest round of each).
+dmlref is compared with numpy.copyto. Every peer writes into preallocated outputs where its API
+allows; dmlref.split has no `out=` and allocates its pieces.
+
+    python3 bench/peers.py [--mib 16 256] [--threads 1 all] [--rounds 5]
+
+Run it pinned to one core for one-thread figures (`taskset -c 0 python3 bench/peers.py --threads
+1`). `--threads 1` sets DMLREF_NUM_THREADS, torch.set_num_threads and the BLAS thread variables
+to 1; `all` leaves every library its default. Needs numpy and torch beside dmlref.
+"""
+import argparse
+import os
+import sys
+import time
+
+
+def parse():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--mib", type=int, nargs="+", default=[16, 256])
+    p.add_argument("--threads", choices=["1", "all"], default="all")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--only", default="", help="run the cases whose name contains this")
+    return p.parse_args()
+
+
+ARGS = parse()
+if ARGS.threads == "1":
+    for v in ("DMLREF_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[v] = "1"
+
+import numpy as np  # noqa: E402  (after the thread variables)
+import torch  # noqa: E402
+
+import dmlref  # noqa: E402
+
+if ARGS.threads == "1":
+    torch.set_num_threads(1)
+
+
+def best(f, calls):
+    start = time.perf_counter()
+    for _ in range(calls):
+        f()
+    return (time.perf_counter() - start) / calls
+
+
+def ratio(op, copy, rounds):
+    """copy's fastest time over op's, in alternating rounds."""
+    op()
+    copy()
+    t_op = time.perf_counter()
+    op()
+    t_op = time.perf_counter() - t_op
+    calls = max(1, min(20, int(0.05 / max(t_op, 1e-6))))
+    o = c = float("inf")
+    for _ in range(rounds):
+        o = min(o, best(op, calls))
+        c = min(c, best(copy, calls))
+    return c / o
+
+
+def np_copy(dst):
+    src = np.empty_like(dst)
+    src.fill(1)
+    return lambda: np.copyto(dst, src)
+
+
+def torch_copy(dst):
+    src = torch.ones_like(dst)
+    return lambda: dst.copy_(src)
+
+
+def entry(dml, numpy_op, torch_op, np_out, torch_out):
+    return {"dmlref": (dml, np_copy(np_out)), "numpy": (numpy_op, np_copy(np_out)),
+            "torch": (torch_op, torch_copy(torch_out))}
+
+
+def join_axis0(n, rng):
+    a = rng.standard_normal((n // 2048, 1024), dtype=np.float32)
+    o = np.empty((a.shape[0] * 2, 1024), np.float32)
+    ta, to = torch.from_numpy(a), torch.from_numpy(np.empty_like(o))
+    return entry(lambda: dmlref.join([a, a], axis=0, out=o),
+                 lambda: np.concatenate([a, a], axis=0, out=o),
+                 lambda: torch.cat([ta, ta], dim=0, out=to), o, to)
+
+
+def join_rows64(n, rng):
+    pieces = [rng.standard_normal((n // 64, 16), dtype=np.float32) for _ in range(4)]
+    w = np.empty((n // 64, 64), np.float32)
+    tp, tw = [torch.from_numpy(p) for p in pieces], torch.from_numpy(np.empty_like(w))
+    return entry(lambda: dmlref.join(pieces, axis=1, out=w),
+                 lambda: np.concatenate(pieces, axis=1, out=w),
+                 lambda: torch.cat(tp, dim=1, out=tw), w, tw)
+
+
+def split_rows64(n, rng):
+    whole = rng.standard_normal((n // 64, 64), dtype=np.float32)
+    outs = [np.empty((n // 64, 16), np.float32) for _ in range(4)]
+    tw = torch.from_numpy(whole)
+    touts = [torch.from_numpy(np.empty((n // 64, 16), np.float32)) for _ in range(4)]
+
+    def np_split():
+        for i, p in enumerate(outs):
+            np.copyto(p, whole[:, 16 * i:16 * i + 16])
+
+    def torch_split():
+        for i, p in enumerate(touts):
+            p.copy_(tw[:, 16 * i:16 * i + 16])
+
+    return {"dmlref": (lambda: dmlref.split(whole, 4, axis=1), np_copy(whole)),
+            "numpy": (np_split, np_copy(whole)),
+            "torch": (torch_split, torch_copy(torch.from_numpy(np.empty_like(whole))))}
+
+
+def transposed(n, rng):
+    tr = 4096 if n <= (4 << 20) else 16384
+    stored = rng.standard_normal((n // tr, tr), dtype=np.float32)  # the copy's source, stored
+    out = np.empty((tr, n // tr), np.float32)
+    ts, tt = torch.from_numpy(stored), torch.from_numpy(np.empty_like(out))
+    return entry(lambda: dmlref.join([stored.T], axis=1, out=out),
+                 lambda: np.copyto(out, stored.T), lambda: tt.copy_(ts.t()), out, tt)
+
+
+def reverse_axis0(n, rng, full):
+    rows = n // 1024
+    x = rng.standard_normal((rows, 1024), dtype=np.float32)
+    xo = np.empty_like(x)
+    tx, txo = torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
+    lengths = (np.full((1, 1024), rows, np.uint32) if full
+               else rng.integers(0, rows + 1, (1, 1024), dtype=np.uint32))
+    if full:
+        return entry(lambda: dmlref.reverse_subsequences(x, lengths, axis=0, out=xo),
+                     lambda: np.copyto(xo, x[::-1]),
+                     lambda: txo.copy_(torch.flip(tx, (0,))), xo, txo)
+    row = np.arange(rows)[:, None]
+    src = np.where(row < lengths, lengths.astype(np.int64) - 1 - row, row)
+    flat = (src * 1024 + np.arange(1024)[None, :]).ravel()
+    idx = torch.from_numpy(np.ascontiguousarray(np.broadcast_to(src, (rows, 1024))))
+    return entry(lambda: dmlref.reverse_subsequences(x, lengths, axis=0, out=xo),
+                 lambda: np.take(x.ravel(), flat, out=xo.ravel()),
+                 lambda: torch.gather(tx, 0, idx, out=txo), xo, txo)
+
+
+def reverse_inner(n, rng):
+    rows = n // 1024
+    x = rng.standard_normal((rows, 1024), dtype=np.float32)
+    xo = np.empty_like(x)
+    tx, txo = torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
+    lengths = rng.integers(0, 1025, (rows, 1), dtype=np.uint32)
+    col = np.arange(1024)[None, :]
+    src = np.where(col < lengths, lengths.astype(np.int64) - 1 - col, col)
+    flat = (np.arange(rows)[:, None] * 1024 + src).ravel()
+    idx = torch.from_numpy(src)
+    return entry(lambda: dmlref.reverse_subsequences(x, lengths, axis=1, out=xo),
+                 lambda: np.take(x.ravel(), flat, out=xo.ravel()),
+                 lambda: torch.gather(tx, 1, idx, out=txo), xo, txo)
+
+
+def gather(n, rng, row_bytes):
+    width = row_bytes // 4
+    count = n // width
+    table = rng.standard_normal((count, width), dtype=np.float32)
+    picks = rng.integers(0, count, (count, 1), dtype=np.int64)
+    g = np.empty_like(table)
+    tt, tg = torch.from_numpy(table), torch.from_numpy(np.empty_like(table))
+    tpk = torch.from_numpy(picks[:, 0].copy())
+    return entry(lambda: dmlref.gather_nd1(table, picks, out=g),
+                 lambda: np.take(table, picks[:, 0], axis=0, out=g),
+                 lambda: torch.index_select(tt, 0, tpk, out=tg), g, tg)
+
+
+def scatter(n, rng):
+    rows = n // 1024
+    x = rng.standard_normal((rows, 1024), dtype=np.float32)
+    xo = np.empty_like(x)
+    tx, txo = torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
+    perm = np.argsort(rng.random((rows, 1024)), axis=1).astype(np.int64)
+    upd = rng.standard_normal((rows, 1024), dtype=np.float32)
+    tperm, tupd = torch.from_numpy(perm), torch.from_numpy(upd)
+
+    def np_scatter():
+        np.copyto(xo, x)
+        np.put_along_axis(xo, perm, upd, axis=1)
+
+    def torch_scatter():
+        txo.copy_(tx)
+        txo.scatter_(1, tperm, tupd)
+
+    return entry(lambda: dmlref.scatter(x, perm, upd, axis=1, out=xo), np_scatter,
+                 torch_scatter, xo, txo)
+
+
+# The table's rows: name -> its builder (n float32 elements of output, a numpy Generator), each
+# built only when it runs, so one case's arrays are in memory at a time.
+CASES = [
+    ("JOIN axis 0", join_axis0),
+    ("JOIN of rows of 64 B", join_rows64),
+    ("SPLIT into rows of 64 B", split_rows64),
+    ("transposed copy (4096 or 16384 rows, power-of-two strides)", transposed),
+    ("REVERSE_SUBSEQUENCES axis 0, one length per column, all full",
+     lambda n, rng: reverse_axis0(n, rng, True)),
+    ("REVERSE_SUBSEQUENCES axis 0, one random length per column",
+     lambda n, rng: reverse_axis0(n, rng, False)),
+    ("REVERSE_SUBSEQUENCES along the inner axis", reverse_inner),
+    ("GATHER_ND1 rows of 256 B, random rows", lambda n, rng: gather(n, rng, 256)),
+    ("GATHER_ND1 rows of 64 B, random rows", lambda n, rng: gather(n, rng, 64)),
+    ("SCATTER, a permutation per row along axis 1", scatter),
+]
+
+
+def main():
+    rng = np.random.default_rng(36)
+    print(f"threads: {ARGS.threads} (dmlref {dmlref.get_num_threads()}, torch "
+          f"{torch.get_num_threads()}); numpy {np.__version__}, torch {torch.__version__}")
+    for mib in ARGS.mib:
+        print(f"\n{mib} MiB, ratio to the library's own copy of the output bytes:")
+        for name, build in CASES:
+            if ARGS.only and ARGS.only not in name:
+                continue
+            libs = build((mib << 20) // 4, rng)
+            got = {lib: ratio(op, copy, ARGS.rounds) for lib, (op, copy) in libs.items()}
+            del libs
+            peer = max(("numpy", "torch"), key=lambda k: got[k])
+            print(f"  {name:62s} dmlref {got['dmlref']:.2f} | numpy {got['numpy']:.2f} | "
+                  f"torch {got['torch']:.2f} | dmlref / best peer ({peer}) "
+                  f"{got['dmlref'] / got[peer]:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

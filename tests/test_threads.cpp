@@ -1,0 +1,416 @@
+// The engine's threads (parallel.hpp): every operator's fast path, split into parts on 1, 2, 3
+// and 8 threads, diffed against the plain reference loops on seeded random shapes (all eleven
+// types, ranks 1-8, every axis, padded, transposed, broadcast and reversed operands, SCATTER's
+// duplicates), with the size thresholds lowered so that even these small tensors are split as
+// finely as the thread count allows. Also: the thread count's API and environment variable, and
+// that small calls never reach the pool. scripts/test.sh --thread runs this program under
+// ThreadSanitizer.
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace test_threads {  // this file's own names (tests/CMakeLists.txt: unity groups)
+
+using namespace dmlref;
+
+namespace {
+
+using test::random_operand;
+using test::same_buffers;
+using test::sentinel_buffer;
+using Operand = test::RandomOperand;
+using Sizes = std::vector<std::uint32_t>;
+
+constexpr std::uint32_t kThreadCounts[] = {1, 2, 3, 8};
+constexpr int kCases = 24;  // per operator, type and thread count
+
+// For the scope of a test: `threads` threads, and calls of any size split into parts of any size
+// (one element and up), so the random shapes below cross every part boundary the engine can make.
+class Split {
+ public:
+  explicit Split(std::uint32_t threads) {
+    set_num_threads(threads);
+    detail::parallel_min_bytes = 1;
+    detail::parallel_part_bytes = 1;
+  }
+  Split(const Split&) = delete;
+  Split& operator=(const Split&) = delete;
+  ~Split() {
+    set_num_threads(0);
+    detail::parallel_min_bytes = detail::kParallelMinBytes;
+    detail::parallel_part_bytes = detail::kParallelPartBytes;
+  }
+};
+
+// Sizes 1-7 at ranks 1-4 and 1-3 above, so rank 8 stays a few thousand elements.
+Sizes random_sizes(std::mt19937& rng, std::size_t rank) {
+  Sizes sizes(rank);
+  const std::uint32_t most = rank <= 4 ? 7 : 3;
+  for (auto& s : sizes) s = 1 + static_cast<std::uint32_t>(rng() % most);
+  return sizes;
+}
+
+template <class T>
+TensorView<const T> view_of(const std::vector<T>& buffer, const Operand& op) {
+  return TensorView<const T>(buffer.data() + op.origin, op.layout);
+}
+template <class T>
+TensorView<T> view_of(std::vector<T>& buffer, const Operand& op) {
+  return TensorView<T>(buffer.data() + op.origin, op.layout);
+}
+
+void check_case(const char* op, std::uint32_t threads, int iteration, const Layout& layout,
+                bool same) {
+  CAPTURE(op);
+  CAPTURE(threads);
+  CAPTURE(iteration);
+  CHECK_MESSAGE(same, "Sizes ", layout.sizes_string());
+}
+
+template <class T>
+void diff_strided_copy(std::uint32_t threads, std::mt19937& rng) {
+  for (int i = 0; i < kCases; ++i) {
+    const Sizes sizes = random_sizes(rng, static_cast<std::size_t>(1 + i % 8));
+    const Operand src = random_operand(rng, sizes, true, true);
+    const Operand dst = random_operand(rng, sizes, false, true);
+    const std::vector<T> in = test::distinct_buffer<T>(src.elements);
+    std::vector<T> golden = sentinel_buffer<T>(dst.elements), fast = golden;
+    reference_copy<T>(view_of(in, src), view_of(golden, dst));
+    strided_copy<T>(view_of(in, src), view_of(fast, dst));
+    check_case("strided_copy", threads, i, dst.layout, same_buffers(golden, fast));
+  }
+}
+
+template <class T>
+void diff_join_split(std::uint32_t threads, std::mt19937& rng) {
+  for (int i = 0; i < kCases; ++i) {
+    const auto rank = static_cast<std::size_t>(1 + i % 8);
+    Sizes whole = random_sizes(rng, rank);
+    const auto axis = static_cast<std::uint32_t>(rng() % rank);
+    std::vector<Sizes> pieces(1 + rng() % 5, whole);
+    whole[axis] = 0;
+    for (Sizes& p : pieces) whole[axis] += p[axis] = 1 + static_cast<std::uint32_t>(rng() % 4);
+    // JOIN: pieces in, the whole out.
+    std::vector<Operand> ops;
+    std::vector<std::vector<T>> buffers;
+    std::vector<TensorView<const T>> views;
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      ops.push_back(random_operand(rng, pieces[k], true, true));
+      buffers.push_back(test::distinct_buffer<T>(ops.back().elements, 1000 * k));
+    }
+    for (std::size_t k = 0; k < ops.size(); ++k) views.push_back(view_of(buffers[k], ops[k]));
+    const Operand out = random_operand(rng, whole, false, true);
+    std::vector<T> golden = sentinel_buffer<T>(out.elements), fast = golden;
+    reference::join<T>(views, view_of(golden, out), axis);
+    join<T>(views, view_of(fast, out), axis);
+    check_case("join", threads, i, out.layout, same_buffers(golden, fast));
+    // SPLIT: the whole in, pieces out.
+    const Operand in = random_operand(rng, whole, true, true);
+    const std::vector<T> in_buffer = test::distinct_buffer<T>(in.elements);
+    std::vector<Operand> outs;
+    std::vector<std::vector<T>> goldens, fasts;
+    for (const Sizes& p : pieces) {
+      outs.push_back(random_operand(rng, p, false, true));
+      goldens.push_back(sentinel_buffer<T>(outs.back().elements));
+      fasts.push_back(goldens.back());
+    }
+    std::vector<TensorView<T>> golden_views, fast_views;
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      golden_views.push_back(view_of(goldens[k], outs[k]));
+      fast_views.push_back(view_of(fasts[k], outs[k]));
+    }
+    reference::split<T>(view_of(in_buffer, in), golden_views, axis);
+    split<T>(view_of(in_buffer, in), fast_views, axis);
+    bool same = true;
+    for (std::size_t k = 0; k < outs.size(); ++k) same = same && same_buffers(goldens[k], fasts[k]);
+    check_case("split", threads, i, in.layout, same);
+  }
+}
+
+// A random index for an axis of n: in [-n, n) for signed types, [0, n) for unsigned ones, or
+// anywhere under `clamp`.
+template <class I>
+I random_index(std::mt19937& rng, std::uint32_t n, bool clamp) {
+  const std::int64_t span = clamp ? 3 * static_cast<std::int64_t>(n) + 2 : n;
+  if constexpr (std::is_signed_v<I>) {
+    return static_cast<I>(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(2 * span)) -
+                          span);
+  } else {
+    return static_cast<I>(rng() % static_cast<std::uint64_t>(span));
+  }
+}
+
+// SCATTER with indices longer than the input along Axis, so updates collide: the last in the
+// indices' row-major order must win on every thread count.
+template <class T, class I>
+void diff_scatter(std::uint32_t threads, std::mt19937& rng) {
+  for (int i = 0; i < kCases; ++i) {
+    const auto rank = static_cast<std::size_t>(1 + i % 8);
+    const Sizes sizes = random_sizes(rng, rank);
+    const auto axis = static_cast<std::uint32_t>(rng() % rank);
+    Sizes ix_sizes = sizes;  // SC7: the input's sizes except along Axis
+    ix_sizes[axis] = 1 + static_cast<std::uint32_t>(rng() % (2 * sizes[axis] + 2));
+    ScatterOptions options;
+    const bool clamp = rng() % 4 == 0;
+    options.index_policy = clamp ? IndexPolicy::Clamp : IndexPolicy::Error;
+    const Operand in = random_operand(rng, sizes, true, true);
+    const Operand ix = random_operand(rng, ix_sizes, true, true);
+    const Operand up = random_operand(rng, ix_sizes, true, true);
+    const Operand out = random_operand(rng, sizes, false, true);
+    const std::vector<T> in_buffer = test::distinct_buffer<T>(in.elements);
+    const std::vector<T> up_buffer = test::distinct_buffer<T>(up.elements, 5000);
+    std::vector<I> ix_buffer(ix.elements);
+    for (I& v : ix_buffer) v = random_index<I>(rng, sizes[axis], clamp);
+    std::vector<T> golden = sentinel_buffer<T>(out.elements), fast = golden;
+    const TensorView<const I> indices(ix_buffer.data() + ix.origin, ix.layout);
+    reference::scatter<T, I>(view_of(in_buffer, in), indices, view_of(up_buffer, up),
+                             view_of(golden, out), axis, options);
+    scatter<T, I>(view_of(in_buffer, in), indices, view_of(up_buffer, up), view_of(fast, out),
+                  axis, options);
+    check_case("scatter", threads, i, ix.layout, same_buffers(golden, fast));
+  }
+}
+
+// GATHER_ND1 over random geometries: tuples of m coordinates, any r and q that fit the rank.
+template <class T, class I>
+void diff_gather(std::uint32_t threads, std::mt19937& rng) {
+  for (int i = 0; i < kCases; ++i) {
+    const auto rank = static_cast<std::uint32_t>(1 + i % 8);
+    // r meaningful input dimensions, tuples of m <= r coordinates, q meaningful index dimensions,
+    // so that the output's (q - 1) + (r - m) fit in the rank (G9); leading dimensions are 1.
+    const std::uint32_t r = 1 + static_cast<std::uint32_t>(rng() % rank);
+    const std::uint32_t m = 1 + static_cast<std::uint32_t>(rng() % r);
+    const std::uint32_t q = 1 + static_cast<std::uint32_t>(rng() % (rank - (r - m)));
+    Sizes in_sizes = random_sizes(rng, rank), ix_sizes = random_sizes(rng, rank);
+    std::fill(in_sizes.begin(), in_sizes.end() - r, 1u);
+    std::fill(ix_sizes.begin(), ix_sizes.end() - q, 1u);
+    ix_sizes[rank - 1] = m;
+    const Sizes out_sizes = infer_gather_nd1_output_sizes(in_sizes, ix_sizes, r, q, 0);
+    GatherNd1Options options;
+    const bool clamp = rng() % 4 == 0;
+    options.index_policy = clamp ? IndexPolicy::Clamp : IndexPolicy::Error;
+    const Operand in = random_operand(rng, in_sizes, true, true);
+    // No broadcast: one index reused along a tuple would select in dimensions of other sizes.
+    const Operand ix = random_operand(rng, ix_sizes, false, true);
+    const Operand out = random_operand(rng, out_sizes, false, true);
+    const std::vector<T> in_buffer = test::distinct_buffer<T>(in.elements);
+    std::vector<I> ix_buffer(ix.elements);
+    for_each_coordinate(ix.layout, [&](const Coord& c) {
+      ix_buffer[static_cast<std::size_t>(ix.origin + ix.layout.offset(c))] =
+          random_index<I>(rng, in_sizes[rank - r + c[rank - 1]], clamp);
+    });
+    std::vector<T> golden = sentinel_buffer<T>(out.elements), fast = golden;
+    const TensorView<const I> indices(ix_buffer.data() + ix.origin, ix.layout);
+    reference::gather_nd1<T, I>(view_of(in_buffer, in), indices, view_of(golden, out), r, q, 0,
+                                options);
+    gather_nd1<T, I>(view_of(in_buffer, in), indices, view_of(fast, out), r, q, 0, options);
+    check_case("gather_nd1", threads, i, out.layout, same_buffers(golden, fast));
+  }
+}
+
+template <class T, class L>
+void diff_reverse(std::uint32_t threads, std::mt19937& rng) {
+  for (int i = 0; i < kCases; ++i) {
+    const auto rank = static_cast<std::size_t>(1 + i % 8);
+    const Sizes sizes = random_sizes(rng, rank);
+    const auto axis = static_cast<std::uint32_t>(rng() % rank);
+    Sizes len_sizes = sizes;
+    len_sizes[axis] = 1;
+    const Operand in = random_operand(rng, sizes, true, true);
+    const Operand len = random_operand(rng, len_sizes, true, true);
+    const Operand out = random_operand(rng, sizes, false, true);
+    const std::vector<T> in_buffer = test::distinct_buffer<T>(in.elements);
+    std::vector<L> len_buffer(len.elements);
+    for (L& l : len_buffer) l = static_cast<L>(rng() % (sizes[axis] + 2));  // some past the end
+    std::vector<T> golden = sentinel_buffer<T>(out.elements), fast = golden;
+    const TensorView<const L> lengths(len_buffer.data() + len.origin, len.layout);
+    reference::reverse_subsequences<T, L>(view_of(in_buffer, in), lengths, view_of(golden, out),
+                                          axis);
+    reverse_subsequences<T, L>(view_of(in_buffer, in), lengths, view_of(fast, out), axis);
+    check_case("reverse_subsequences", threads, i, out.layout, same_buffers(golden, fast));
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("threads: every operator's fast path equals the golden loop, 1, 2, 3, 8 threads",
+                   T, DMLREF_ALL_TYPES) {
+  for (const std::uint32_t threads : kThreadCounts) {
+    std::mt19937 rng(20261126u + threads * 101u + static_cast<unsigned>(sizeof(T)));
+    const Split split(threads);
+    diff_strided_copy<T>(threads, rng);
+    diff_join_split<T>(threads, rng);
+    diff_scatter<T, std::int32_t>(threads, rng);
+    diff_scatter<T, std::uint64_t>(threads, rng);
+    diff_gather<T, std::int64_t>(threads, rng);
+    diff_gather<T, std::uint32_t>(threads, rng);
+    diff_reverse<T, std::uint32_t>(threads, rng);
+    diff_reverse<T, std::uint64_t>(threads, rng);
+  }
+}
+
+TEST_CASE("threads: the runtime layer splits as the typed one, on 3 threads") {
+  // SCATTER of float32 along axis 1 of {6, 40, 5} with every update colliding four times, and a
+  // JOIN of three pieces along axis 1: through the descriptions a GPU harness passes.
+  const Split split(3);
+  const std::vector<std::uint32_t> in_sizes = {6, 40, 5}, ix_sizes = {6, 160, 5};
+  std::vector<float> in = test::distinct_buffer<float>(6 * 40 * 5);
+  std::vector<float> up = test::distinct_buffer<float>(6 * 160 * 5, 7000);
+  std::vector<std::int32_t> ix(6 * 160 * 5);
+  std::mt19937 rng(36);
+  for (auto& v : ix) v = static_cast<std::int32_t>(rng() % 40);
+  std::vector<float> golden(in.size()), fast(in.size());
+  const TensorDesc in_desc(DataType::Float32, in_sizes);
+  const TensorDesc ix_desc(DataType::Int32, ix_sizes);
+  const TensorDesc up_desc(DataType::Float32, ix_sizes);
+  const BufferTensorDesc descs[] = {in_desc.desc(), ix_desc.desc(), up_desc.desc(),
+                                    in_desc.desc()};
+  const ScatterOperatorDesc desc{&descs[0], &descs[1], &descs[2], &descs[3], 1};
+  const auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
+  reference::scatter(desc, {in.data(), bytes(in)}, {ix.data(), bytes(ix)}, {up.data(), bytes(up)},
+                     {golden.data(), bytes(golden)});
+  scatter(desc, {in.data(), bytes(in)}, {ix.data(), bytes(ix)}, {up.data(), bytes(up)},
+          {fast.data(), bytes(fast)});
+  CHECK(same_buffers(golden, fast));
+}
+
+TEST_CASE("threads: a small call stays on the calling thread, a large one uses the pool") {
+  // JOIN of two float32 pieces {64, 32} along axis 1 (16 KiB): under the threshold.
+  std::vector<float> a = test::distinct_buffer<float>(64 * 32);
+  std::vector<float> b = test::distinct_buffer<float>(64 * 32, 9000);
+  std::vector<float> out(64 * 64);
+  const TensorView<const float> pieces[] = {TensorView<const float>(a.data(), {64, 32}),
+                                            TensorView<const float>(b.data(), {64, 32})};
+  detail::ThreadPool& pool = detail::ThreadPool::instance();
+  set_num_threads(8);
+  const std::uint64_t before = pool.calls();
+  join<float>(pieces, TensorView<float>(out.data(), {64, 64}), 1);
+  CHECK(pool.calls() == before);
+  {
+    const Split split(8);  // the same call, split
+    join<float>(pieces, TensorView<float>(out.data(), {64, 64}), 1);
+  }
+  CHECK(pool.calls() == before + 1);
+  CHECK(pool.workers() >= 1);
+  set_num_threads(1);  // one thread: never the pool, whatever the size
+  {
+    const Split split(1);
+    join<float>(pieces, TensorView<float>(out.data(), {64, 64}), 1);
+  }
+  CHECK(pool.calls() == before + 1);
+  set_num_threads(0);
+}
+
+TEST_CASE("threads: a process forked after the workers started computes on its own thread") {
+  // JOIN of two uint8 pieces {256, 4096} along axis 1, split: the pool's workers start here, then
+  // a child forked from this process makes the same call (its parent's workers do not exist in
+  // it) and exits 0 only when its result equals the parent's.
+  const std::vector<std::uint8_t> a = test::distinct_buffer<std::uint8_t>(256 * 4096);
+  const std::vector<std::uint8_t> b = test::distinct_buffer<std::uint8_t>(256 * 4096, 77);
+  const TensorView<const std::uint8_t> pieces[] = {
+      TensorView<const std::uint8_t>(a.data(), {256, 4096}),
+      TensorView<const std::uint8_t>(b.data(), {256, 4096})};
+  const Split split(4);
+  std::vector<std::uint8_t> parent(256 * 8192), child(256 * 8192);
+  join<std::uint8_t>(pieces, TensorView<std::uint8_t>(parent.data(), {256, 8192}), 1);
+  REQUIRE(detail::ThreadPool::instance().workers() >= 1);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    join<std::uint8_t>(pieces, TensorView<std::uint8_t>(child.data(), {256, 8192}), 1);
+    ::_exit(child == parent ? 0 : 1);
+  }
+  int status = -1;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("threads: set_num_threads and get_num_threads; 0 restores the default") {
+  const std::uint32_t by_default = get_num_threads();
+  CHECK(by_default >= 1);
+  CHECK(by_default <= detail::kMaxThreads);
+  set_num_threads(3);
+  CHECK(get_num_threads() == 3);
+  set_num_threads(1);
+  CHECK(get_num_threads() == 1);
+  set_num_threads(0);
+  CHECK(get_num_threads() == by_default);
+  DMLREF_CHECK_ERROR(set_num_threads(detail::kMaxThreads + 1), ErrorCode::InvalidOption,
+                     "set_num_threads: n is 257 but it must be 0 (the default) to 256");
+  CHECK(get_num_threads() == by_default);
+}
+
+TEST_CASE("threads: DMLREF_NUM_THREADS is read as a count in [1, 256], anything else ignored") {
+  const char* saved = std::getenv("DMLREF_NUM_THREADS");
+  const std::string before = saved != nullptr ? saved : "";
+  const auto with = [](const char* value) {
+    ::setenv("DMLREF_NUM_THREADS", value, 1);
+    return detail::environment_threads();
+  };
+  CHECK(with("1") == 1);
+  CHECK(with("3") == 3);
+  CHECK(with("0256") == 256);
+  CHECK(with("100000000000000000000000") == 256);
+  CHECK(with("0") == 0);
+  CHECK(with("") == 0);
+  CHECK(with("-2") == 0);
+  CHECK(with("4 threads") == 0);
+  ::unsetenv("DMLREF_NUM_THREADS");
+  CHECK(detail::environment_threads() == 0);
+  if (saved != nullptr) ::setenv("DMLREF_NUM_THREADS", before.c_str(), 1);
+}
+
+TEST_CASE("threads: the split into parts follows size, thread count and nesting") {
+  set_num_threads(4);
+  // Below the threshold: one part, the calling thread alone.
+  CHECK(detail::parallel_parts(detail::kParallelMinBytes - 1, 1000) == 1);
+  // At least kParallelPartBytes per part, at most four parts per thread, at most one per item.
+  CHECK(detail::parallel_parts(detail::kParallelMinBytes, 1000) ==
+        detail::kParallelMinBytes / detail::kParallelPartBytes);
+  CHECK(detail::parallel_parts(std::uint64_t{1} << 30, 1000) == 16);
+  CHECK(detail::parallel_parts(std::uint64_t{1} << 30, 3) == 3);
+  CHECK(detail::parallel_parts(std::uint64_t{1} << 30, 1) == 1);
+  set_num_threads(1);
+  CHECK(detail::parallel_parts(std::uint64_t{1} << 30, 1000) == 1);
+  set_num_threads(0);
+  // Inside a part, a call runs on its own thread.
+  set_num_threads(4);
+  std::vector<std::size_t> inner(8, 0);
+  detail::parallel_ranges(8, 8, [&](std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t k = begin; k < end; ++k) {
+      inner[k] = detail::parallel_parts(std::uint64_t{1} << 30, 1000);
+    }
+  });
+  set_num_threads(0);
+  CHECK(std::all_of(inner.begin(), inner.end(), [](std::size_t p) { return p == 1; }));
+}
+
+TEST_CASE("threads: parallel_ranges covers every item once, in consecutive ranges") {
+  for (const std::uint32_t threads : kThreadCounts) {
+    set_num_threads(threads);
+    for (std::size_t parts : {1u, 2u, 3u, 7u, 32u}) {
+      for (std::uint64_t items : {1u, 2u, 5u, 31u, 1000u}) {
+        std::vector<int> seen(items, 0);
+        detail::parallel_ranges(parts, items, [&](std::uint64_t begin, std::uint64_t end) {
+          for (std::uint64_t k = begin; k < end; ++k) ++seen[k];
+        });
+        CAPTURE(threads);
+        CAPTURE(parts);
+        CAPTURE(items);
+        CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+      }
+    }
+  }
+  set_num_threads(0);
+}
+
+}  // namespace test_threads
