@@ -4,12 +4,30 @@
 #include "suite.hpp"
 #include "suite_main.hpp"
 
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
 namespace dmlref_suite {
 
 // A command-line mistake: exit 2 with the message.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Parses a suite command's flags: true when they asked for --help (printed here); a mistake is a
+// UsageError that names the command.
+inline bool parse_command_line(CLI::App& app, int argc, char** argv, const std::string& command) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return true;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(command + ": " + e.what() + " (dmlref-check " + command + " --help lists the flags)");
+  }
+  return false;
+}
 
 inline dmlref::FeatureLevel parse_level(const std::string& text) {
   for (std::uint32_t v : {0x1000u, 0x2000u, 0x2100u, 0x3000u, 0x3100u, 0x4000u, 0x4100u, 0x5000u,

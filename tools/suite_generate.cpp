@@ -1237,14 +1237,9 @@ GenerateArgs parse_generate(int argc, char** argv, bool& help_shown) {
   app.add_option("--max-bytes", a.max_bytes, "cap on the suite's size; large cases are left out first (default 256 MiB)");
   app.add_flag("--overwrite", a.overwrite,
                "replace DIR when it holds exactly a suite generate wrote (its manifest matches every file)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
+  if (parse_command_line(app, argc, argv, "generate")) {
     help_shown = true;
     return a;
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(std::string("generate: ") + e.what() + " (dmlref-check generate --help lists the flags)");
   }
   a.out = out;
   if (!level.empty()) a.level = parse_level(level);

@@ -87,14 +87,9 @@ VerifyArgs parse_verify(int argc, char** argv, bool& help_shown) {
   app.add_option("--junit", a.junit, "write JUnit XML (one testsuite per operator)");
   app.add_option("--max-report", a.max_report, "mismatching elements reported per case (default 5)")
       ->check(CLI::Range(0, 100000));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
+  if (parse_command_line(app, argc, argv, "verify")) {
     help_shown = true;
     return a;
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(std::string("verify: ") + e.what() + " (dmlref-check verify --help lists the flags)");
   }
   std::error_code ec;
   if (!fs::is_regular_file(fs::path(a.suite) / "suite.json", ec)) {
