@@ -100,7 +100,50 @@ void diff_random_cases(std::uint32_t seed) {
   }
 }
 
+// Long axes with the runs side by side (the axis before the last of {lead, n, cols}), a length of
+// its own per run: each run's extent along the axis overflows the L1 cache even 16 runs at a time
+// (n elements of any type span more than 1 KiB), so the fast path takes whole chunks of runs
+// and asks for elements rows ahead. Fewer runs than a chunk, and more (chunks of 256), on 1 and
+// 3 threads.
+template <class T, class L>
+void diff_long_axes(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  for (int iteration = 0; iteration < 8; ++iteration) {
+    const std::uint32_t threads = iteration % 2 == 0 ? 1 : 3;
+    const std::uint32_t n = 1025 + static_cast<std::uint32_t>(rng() % 200);
+    const std::uint32_t cols = iteration % 4 < 2 ? 2 + static_cast<std::uint32_t>(rng() % 19)
+                                                 : 257 + static_cast<std::uint32_t>(rng() % 50);
+    const Sizes sizes = iteration % 3 == 0 ? Sizes{2, n, cols} : Sizes{n, cols};
+    const auto axis = static_cast<std::uint32_t>(sizes.size() - 2);
+    Sizes len_sizes = sizes;
+    len_sizes[axis] = 1;
+    const Operand in = random_operand(rng, sizes, false, true);
+    const Operand len = random_operand(rng, len_sizes, false, true);
+    const Operand out = random_operand(rng, sizes, false, true);
+    const std::vector<T> in_buffer = test::distinct_buffer<T>(in.elements);
+    std::vector<L> len_buffer(len.elements);
+    for (auto& l : len_buffer) l = random_length<L>(rng, n);
+    std::vector<T> golden = sentinel_buffer<T>(out.elements), fast = golden;
+    const TensorView<const L> lengths(len_buffer.data() + len.origin, len.layout);
+    const TensorView<const T> input(in_buffer.data() + in.origin, in.layout);
+    reference::reverse_subsequences<T, L>(
+        input, lengths, TensorView<T>(golden.data() + out.origin, out.layout), axis);
+    set_num_threads(threads);
+    reverse_subsequences<T, L>(input, lengths, TensorView<T>(fast.data() + out.origin, out.layout),
+                               axis);
+    set_num_threads(0);
+    CAPTURE(threads);
+    check_golden_equals_fast(iteration, axis, same_buffers(golden, fast), in.layout);
+  }
+}
+
 }  // namespace
+
+TEST_CASE_TEMPLATE("fast reverse_subsequences equals the golden loop: long axes, runs side by side",
+                   T, DMLREF_ALL_TYPES) {
+  SUBCASE("UINT32 lengths") { diff_long_axes<T, std::uint32_t>(20261127); }
+  SUBCASE("UINT64 lengths") { diff_long_axes<T, std::uint64_t>(20261128); }
+}
 
 TEST_CASE_TEMPLATE("fast reverse_subsequences equals the golden loop: random cases", T,
                    DMLREF_ALL_TYPES) {
