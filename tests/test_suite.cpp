@@ -644,6 +644,10 @@ TEST_CASE("suite: case.json is trusted only through the manifest (issue item 5)"
   edit("\"result\": \"output_0.npy\"", "\"result\": \"../../../x.npy\"", path);
   rewrite_manifest(f.suite, path + "/case.json");
   CHECK(f.verify("--results results").status == 2);
+  // Refused as a name outside the case's directory (not, say, as a stale manifest entry).
+  r = f.verify("--results results");
+  CHECK_MESSAGE(contains(r.output, path + "/case.json: an output's \"expected\" or \"result\" is not a plain name"),
+                r.output);
   edit("\"result\": \"../../../x.npy\"", "\"result\": \"output_0.npy\"", path);
   rewrite_manifest(f.suite, path + "/case.json");
   REQUIRE(f.verify("--results results " + kFew).status == 0);
@@ -844,6 +848,20 @@ TEST_CASE("suite: the runner's --timeout, --filter and --jobs; verify's --filter
   CHECK(f.run("slow", "--timeout soon").status == 2);
   CHECK(f.run("slow", "--jobs 0").status == 2);
   CHECK(f.run("slow", "--filter '('").status == 2);
+  // Each refused for its own reason, before any case ran (exit 2 alone would also be a missing
+  // DXDISPATCH or RESULTS).
+  const auto slow_before = snapshot(f.root / "slow");
+  for (const auto& bad : std::vector<std::pair<std::string, std::string>>{
+           {"--timeout soon", "--timeout 'soon' is not a whole number of seconds"},
+           {"--jobs 0", "--jobs '0' is not a positive whole number"},
+           {"--filter '('", "--filter '(' is not a regular expression"}}) {
+    CAPTURE(bad.first);
+    r = f.run("slow", bad.first, "hang");
+    CHECK(r.status == 2);
+    CHECK_MESSAGE(contains(r.output, bad.second), r.output);
+    CHECK_FALSE(contains(r.output, "ran "));
+  }
+  CHECK(snapshot(f.root / "slow") == slow_before);
 
   // --expect-fail: a listed case that fails is an expected failure, one that passes is fixed.
   REQUIRE(f.run("results", kFew).status == 0);
@@ -917,6 +935,9 @@ TEST_CASE("suite: verify never writes a report over a file it reads, or inside t
   // The two reports may not be one file; an unwritable one stops the run before any case.
   Run r = f.verify("--results results " + kFew + " --junit same.out --json same.out");
   CHECK(r.status == 2);
+  CHECK_MESSAGE(contains(r.output, "--junit 'same.out' is --json: give two different files"), r.output);
+  CHECK_FALSE(contains(r.output, "summary"));
+  CHECK_FALSE(fs::exists(f.root / "same.out"));
   r = f.verify("--results results " + kFew + " --junit no/such/dir/r.xml");
   CHECK(r.status == 2);
   CHECK_MESSAGE(contains(r.output, "cannot open 'no/such/dir/r.xml' for writing"), r.output);
