@@ -326,6 +326,8 @@ TEST_CASE("dmlref-check: gather_nd1 (spec examples 1 and 2)") {
   r = run_tool(dir, args2 + " --batch-dims 3 --out '" + (dir / "z.npy") + "'");
   CHECK(r.status == 2);
   CHECK(contains(r.output, "--batch-dims"));
+  // Refused for being given twice, not for anything in its value.
+  CHECK_MESSAGE(contains(r.output, "--batch-dims: At Most 1 required but received 2"), r.output);
   r = run_tool(dir, "gather_nd1 --input '" + input2 + "' --indices '" + indices2 +
                         "' --input-dims 3 --indices-dims 3 --batch-dims 3 --out '" + (dir / "z.npy") + "'");
   CHECK(r.status == 2);
@@ -432,8 +434,12 @@ TEST_CASE("dmlref-check: bad usage and bad files are exit 2 with a message") {
   expect2("split --axis 0 --input '" + a + "' --pieces 1,,1" + out,
           "--pieces: '1,,1' is not a comma-separated list of integers");
   expect2("split --axis 0 --input '" + a + "' --pieces 1,1 --count 2" + out, "excludes");
+  expect2("split --axis 0 --input '" + a + "' --pieces 1,1 --count 2" + out, "--pieces excludes --count");
   expect2("scatter --axis 0 --input '" + a + "' --indices '" + a + "' --updates '" + a +
               "' --duplicates first" + out, "--duplicates");
+  // The value is what is refused (every other flag of that call is in order).
+  expect2("scatter --axis 0 --input '" + a + "' --indices '" + a + "' --updates '" + a +
+              "' --duplicates first" + out, "--duplicates: first not in {last,reject}");
   expect2("join --axis 0 --input '" + a + "'", "nothing to do");
   expect2("join --axis 0 --input '" + (dir / "missing.npy") + "'" + out, "cannot open '");
   expect2("join --axis 0 --input '" + a + "' --feature-level 9_9" + out, "not a DirectML feature level");
