@@ -20,7 +20,7 @@
 
 #include "cli_files.hpp"
 
-#include "suite_main.hpp"
+#include "suite_commands.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -187,33 +187,16 @@ std::vector<std::uint32_t> parse_list(const std::string& text) {
   }
 }
 
-constexpr FeatureLevel kLevels[] = {
-    FeatureLevel::k1_0, FeatureLevel::k2_0, FeatureLevel::k2_1, FeatureLevel::k3_0,
-    FeatureLevel::k3_1, FeatureLevel::k4_0, FeatureLevel::k4_1, FeatureLevel::k5_0,
-    FeatureLevel::k5_1, FeatureLevel::k5_2, FeatureLevel::k6_0, FeatureLevel::k6_1,
-    FeatureLevel::k6_2, FeatureLevel::k6_3, FeatureLevel::k6_4};
-constexpr std::string_view kLevelPrefix = "DML_FEATURE_LEVEL_";
-
-// 4_1, 4.1 or DML_FEATURE_LEVEL_4_1.
-std::optional<FeatureLevel> find_feature_level(const std::string& text) {
-  // Built by appending: GCC 12's -Wrestrict misfires on "literal" + std::string&& at -O2.
-  std::string t(text.rfind(kLevelPrefix, 0) == 0 ? "" : kLevelPrefix);
-  t += text;
-  std::replace(t.begin(), t.end(), '.', '_');
-  for (FeatureLevel level : kLevels) {
-    if (feature_level_name(level) == t) return level;
-  }
-  return std::nullopt;
-}
+using dmlref_suite::find_feature_level;  // --feature-level's spellings, as generate takes them
 
 CLI::Validator feature_level_name_check() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         if (find_feature_level(text)) return {};
         std::string known;
-        for (FeatureLevel level : kLevels) {
+        for (FeatureLevel level : dmlref_suite::kFeatureLevels) {
           if (!known.empty()) known += ' ';
-          known.append(feature_level_name(level), kLevelPrefix.size());
+          known.append(feature_level_name(level), dmlref_suite::kFeatureLevelPrefix.size());
         }
         return text + " is not a DirectML feature level (" + known + ")";
       },
