@@ -622,15 +622,9 @@ class Checker {
     ScatterOptions options;
     options.feature_level = level_;
     options.index_policy = args_.has("--clamp-indices") ? IndexPolicy::Clamp : IndexPolicy::Error;
-    if (args_.has("--duplicates")) {
-      const std::string d = args_.one("--duplicates");
-      if (d == "last") {
-        options.duplicates = DuplicatePolicy::LastWins;
-      } else if (d == "reject") {
-        options.duplicates = DuplicatePolicy::Reject;
-      } else {
-        throw UsageError("--duplicates " + d + " is not one of last, reject");
-      }
+    // CLI11 took only last or reject (IsMember); last is the default.
+    if (args_.has("--duplicates") && args_.one("--duplicates") == "reject") {
+      options.duplicates = DuplicatePolicy::Reject;
     }
     return options;
   }
