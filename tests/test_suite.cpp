@@ -1013,6 +1013,16 @@ TEST_CASE("suite: hostile case names are escaped on the terminal and in the JUni
   const Run py = run_shell(f.root, "command -v python3 >/dev/null || exit 77; python3 -c \"import xml.etree.ElementTree as E; "
                                    "E.parse('hostile.xml')\"");
   CHECK_MESSAGE((py.status == 0 || py.status == 77), py.output);
+  // A refused result's path is escaped once, where the reason is shown (not a second time over
+  // the file reader's own escapes: \\xff, \\xc3\\xa9).
+  fs::remove(f.results / hostile / "output_0.npy");
+  REQUIRE(::mkfifo((f.results / hostile / "output_0.npy").c_str(), 0600) == 0);
+  const Run refused = f.verify("--results results --filter 'red'");
+  CHECK(refused.status == 1);
+  CHECK_FALSE(contains(refused.output, "\x1b"));
+  CHECK_MESSAGE(contains(refused.output, "output_0.npy refused: 'results/join/\\xff\\x1b[31mred\\x1b[0m_<&\"'>_\xc3\xa9/"
+                                         "output_0.npy' is a FIFO, not a regular file"),
+                refused.output);
 }
 
 TEST_CASE("suite: generate --overwrite replaces only an intact suite, follows a symlink, cleans up (item 7)") {

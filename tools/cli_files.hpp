@@ -83,9 +83,17 @@ class SameFileIndex {
 };
 
 // A file a bounded read refuses: not a regular file, larger than allowed, missing or unreadable.
-// The message names the file and why.
+// what() names the file (escaped) and why; raw_message() is the same text with the path as given,
+// for a message that is escaped where it is shown (verify's reasons), which would escape it twice.
 struct FileRefused : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  // `why` follows the quoted path: " is a FIFO, ...", ": cannot open it: ...".
+  FileRefused(std::string path, std::string why)
+      : std::runtime_error("'" + detail::escape_bytes(path) + "'" + why), path_(std::move(path)),
+        why_(std::move(why)) {}
+  std::string raw_message() const { return "'" + path_ + "'" + why_; }
+
+ private:
+  std::string path_, why_;
 };
 
 // What a non-regular file is, for messages.
@@ -104,24 +112,23 @@ inline const char* file_kind(mode_t mode) {
 // device is never read): a FIFO, a device, a directory, a file too large (a sparse 8 GiB file is
 // refused by its size, unread), and with `follow_symlinks` false a symlink.
 inline int open_regular_file(const std::string& path, std::uint64_t max_bytes, bool follow_symlinks = true) {
-  const std::string shown = "'" + detail::escape_bytes(path) + "'";
   struct stat st {};
   const int found = follow_symlinks ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st);
-  if (found != 0) throw FileRefused(shown + ": " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw FileRefused(shown + " is " + file_kind(st.st_mode) + ", not a regular file");
+  if (found != 0) throw FileRefused(path, std::string(": ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw FileRefused(path, std::string(" is ") + file_kind(st.st_mode) + ", not a regular file");
   int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
   if (!follow_symlinks) flags |= O_NOFOLLOW;
   const int fd = ::open(path.c_str(), flags);
-  if (fd < 0) throw FileRefused(shown + ": cannot open it: " + std::strerror(errno));
+  if (fd < 0) throw FileRefused(path, std::string(": cannot open it: ") + std::strerror(errno));
   // Checked again on what was opened: the path may have changed since the stat.
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw FileRefused(shown + " is " + file_kind(st.st_mode) + ", not a regular file");
+    throw FileRefused(path, std::string(" is ") + file_kind(st.st_mode) + ", not a regular file");
   }
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
     ::close(fd);
-    throw FileRefused(shown + " holds " + std::to_string(st.st_size) + " bytes, more than the " +
-                      std::to_string(max_bytes) + " it may");
+    throw FileRefused(path, " holds " + std::to_string(st.st_size) + " bytes, more than the " +
+                                std::to_string(max_bytes) + " it may");
   }
   return fd;
 }
@@ -144,7 +151,7 @@ inline std::string read_regular_file(const std::string& path, std::uint64_t max_
     if (n < 0) {
       const int error = errno;
       ::close(fd);
-      throw FileRefused("'" + detail::escape_bytes(path) + "': cannot read it: " + std::strerror(error));
+      throw FileRefused(path, std::string(": cannot read it: ") + std::strerror(error));
     }
     if (n == 0) break;  // it shrank
     got += static_cast<std::size_t>(n);

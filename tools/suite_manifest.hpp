@@ -50,12 +50,12 @@ inline std::string sha256_file(const std::string& path, std::uint64_t max_bytes 
     const ssize_t n = ::read(fd, buffer.data(), buffer.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw dmlref::cli::FileRefused("'" + path + "': cannot read it: " + std::strerror(errno));
+      throw dmlref::cli::FileRefused(path, std::string(": cannot read it: ") + std::strerror(errno));
     }
     if (n == 0) break;
     total += static_cast<std::uint64_t>(n);
     if (total > max_bytes) {
-      throw dmlref::cli::FileRefused("'" + path + "' grew past " + std::to_string(max_bytes) + " bytes");
+      throw dmlref::cli::FileRefused(path, " grew past " + std::to_string(max_bytes) + " bytes");
     }
     if (EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<std::size_t>(n)) != 1) {
       throw std::runtime_error("libcrypto: SHA-256 update failed");

@@ -323,7 +323,7 @@ std::string compare_output(const fs::path& suite, const CaseSpec& c, const Outpu
     actual_bytes = cli::read_regular_file((result_dir / o.result).string(), limit);
   } catch (const cli::FileRefused& e) {
     if (!fs::exists(fs::symlink_status(result_dir / o.result))) return o.tensor + ": no result file " + shown;
-    return o.tensor + ": " + shown + " refused: " + e.what();
+    return o.tensor + ": " + shown + " refused: " + e.raw_message();
   }
   dmlref::NpyArray actual;
   try {
@@ -433,7 +433,7 @@ Outcome judge(const fs::path& suite, const fs::path& results, const CaseSpec& c,
   try {
     code = parse_exit_code(cli::read_regular_file(exit_path.string(), kMaxExitCodeBytes));
   } catch (const cli::FileRefused& e) {
-    o.reason = std::string("exit_code refused: ") + e.what();
+    o.reason = "exit_code refused: " + e.raw_message();
     return o;
   }
   if (!code) {
