@@ -238,6 +238,9 @@ TEST_CASE("dmlref-check: scatter accepts any colliding update, rejects a wrong o
   // Duplicates rejected on request; an out-of-range index is SC8 unless clamped.
   r = run_tool(dir, args + " --duplicates reject --out '" + (dir / "x.npy") + "'");
   CHECK(r.status == 2);
+  CHECK_MESSAGE(contains(r.output, "both target OutputTensor[3]"), r.output);
+  CHECK(contains(r.output, "DuplicatePolicy::Reject forbids two updates for one output element"));
+  CHECK_FALSE(fs::exists(dir / "x.npy"));
   const auto far = save<std::uint32_t>(dir, "far.npy", {4}, {3, 1, 9, 0});
   const std::string far_args = "scatter --axis 0 --input '" + input + "' --indices '" + far +
                                "' --updates '" + updates + "' --out '" + (dir / "y.npy") + "'";

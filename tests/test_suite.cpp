@@ -264,6 +264,7 @@ TEST_CASE("suite: generate is deterministic for a seed and refuses to overwrite"
   CHECK(contains(r.output, "is not an intact suite"));
   CHECK(std::distance(fs::directory_iterator(root / "mine"), fs::directory_iterator()) == 1);
   CHECK(run_tool(root, "generate --out a" + small).status == 2);
+  CHECK(contains(run_tool(root, "generate --out a" + small).output, "is not empty; give --overwrite"));
   CHECK(run_tool(root, "generate --out a --overwrite --seed 4" + small).status == 0);
   CHECK(dmlref_suite::read_text(root / "a" / "suite.json") == dmlref_suite::read_text(root / "c" / "suite.json"));
   // A call that fails writes nothing: no suite, no temporary directory left behind.
@@ -274,6 +275,13 @@ TEST_CASE("suite: generate is deterministic for a seed and refuses to overwrite"
   for (const auto& entry : fs::directory_iterator(root)) CHECK_FALSE(contains(entry.path().filename().string(), ".tmp-"));
   CHECK(run_tool(root, "generate --out x --ops nope").status == 2);
   CHECK(run_tool(root, "generate --out x --ops gather_nd1 --feature-level 2_1").status == 2);
+  // Each for its own reason, and neither writes x.
+  r = run_tool(root, "generate --out x --ops nope");
+  CHECK_MESSAGE(contains(r.output, "--ops: unknown operator 'nope'"), r.output);
+  r = run_tool(root, "generate --out x --ops gather_nd1 --feature-level 2_1");
+  CHECK_MESSAGE(contains(r.output, "gather_nd1 needs DML_FEATURE_LEVEL_3_0; the target is DML_FEATURE_LEVEL_2_1"),
+                r.output);
+  CHECK_FALSE(fs::exists(root / "x"));
   fs::remove_all(root);
 }
 
@@ -382,6 +390,14 @@ TEST_CASE("suite: verify's usage errors exit 2") {
   CHECK(run_tool(f.root, "verify results --results results").status == 2);  // no suite.json
   CHECK(run_tool(f.root, "verify suite --results nowhere").status == 2);
   CHECK(run_tool(f.root, "verify suite --results results --frobnicate 1").status == 2);
+  // Each for its own reason (any of them alone would exit 2 for all four).
+  CHECK(contains(run_tool(f.root, "verify suite").output, "--results is required"));
+  CHECK(contains(run_tool(f.root, "verify results --results results").output, "'results' is not a suite (no suite.json)"));
+  CHECK(contains(run_tool(f.root, "verify suite --results nowhere").output,
+                 "the results directory 'nowhere' does not exist"));
+  const Run unknown = run_tool(f.root, "verify suite --results results --frobnicate 1");
+  CHECK_MESSAGE(contains(unknown.output, "--frobnicate"), unknown.output);
+  CHECK(contains(unknown.output, "dmlref-check verify --help lists the flags"));
 }
 
 TEST_CASE("suite: every generated model parsed back equals its case") {
