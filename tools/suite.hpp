@@ -536,46 +536,6 @@ inline void write_text(const fs::path& path, const std::string& text) {
   write_file(path, std::as_bytes(std::span<const char>(text.data(), text.size())));
 }
 
-// A result file read for comparison: its type, its shape, and its data bytes. Data beyond what
-// the header describes is kept (DxDispatch writes the whole buffer after the header).
-struct ResultFile {
-  DataType type = DataType::Unknown;
-  std::vector<std::uint32_t> shape;
-  std::vector<std::byte> data;
-};
-
-// `expected_data_bytes`: what the header should describe. A file whose header describes exactly
-// that and which holds more data after it (a device's whole buffer) is read, keeping all of it.
-inline ResultFile read_result(const fs::path& path, std::size_t expected_data_bytes) {
-  const std::string text = read_text(path);
-  const auto* bytes = reinterpret_cast<const std::byte*>(text.data());
-  if (text.size() < 12) throw FormatError("'" + path.string() + "' is not a .npy file");
-  const unsigned major = static_cast<unsigned char>(text[6]);
-  const std::size_t preamble = major == 1 ? 10 : 12;
-  std::size_t header_len = static_cast<unsigned char>(text[8]) |
-                           (static_cast<std::size_t>(static_cast<unsigned char>(text[9])) << 8);
-  if (major != 1) {
-    header_len |= (static_cast<std::size_t>(static_cast<unsigned char>(text[10])) << 16) |
-                  (static_cast<std::size_t>(static_cast<unsigned char>(text[11])) << 24);
-  }
-  if (header_len > text.size() - preamble) throw FormatError("'" + path.string() + "' is truncated");
-  const std::size_t data_offset = preamble + header_len;
-  const std::span<const std::byte> whole(bytes, text.size());
-  dmlref::NpyHeader h;
-  try {
-    h = dmlref::parse_npy_header(whole, path.string());
-  } catch (const dmlref::Error&) {
-    if (text.size() - data_offset <= expected_data_bytes) throw;
-    h = dmlref::parse_npy_header(whole.first(data_offset + expected_data_bytes), path.string());
-  }
-  if (h.fortran_order) throw FormatError("'" + path.string() + "' is in Fortran order");
-  ResultFile r;
-  r.type = h.data_type;
-  r.shape = h.sizes;
-  r.data.assign(bytes + data_offset, bytes + text.size());
-  return r;
-}
-
 // ------------------------------------------------------------------------------------------------
 // A model: what the suite writes and what run_model executes.
 
