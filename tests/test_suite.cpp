@@ -281,6 +281,15 @@ TEST_CASE("suite: generate is deterministic for a seed and refuses to overwrite"
   r = run_tool(root, "generate --out x --ops gather_nd1 --feature-level 2_1");
   CHECK_MESSAGE(contains(r.output, "gather_nd1 needs DML_FEATURE_LEVEL_3_0; the target is DML_FEATURE_LEVEL_2_1"),
                 r.output);
+  // --feature-level's spellings, as the operator commands take them (one parser).
+  for (const std::string level : {"2.1", "DML_FEATURE_LEVEL_2_1"}) {
+    r = run_tool(root, "generate --out x --ops gather_nd1 --feature-level " + level);
+    CHECK(r.status == 2);
+    CHECK_MESSAGE(contains(r.output, "the target is DML_FEATURE_LEVEL_2_1"), r.output);
+  }
+  r = run_tool(root, "generate --out x --feature-level 9_9");
+  CHECK(r.status == 2);
+  CHECK(contains(r.output, "--feature-level 9_9 is not a DirectML feature level"));
   CHECK_FALSE(fs::exists(root / "x"));
   fs::remove_all(root);
 }
