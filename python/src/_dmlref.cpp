@@ -26,6 +26,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -197,7 +198,10 @@ class Speaker {
         return;
       }
     }
-    names_.push_back({std::move(dml), std::move(py), pad});
+    // Kept longest first, so "InputTensors[1]" is not read as "InputTensor" + "s[1]".
+    const auto at = std::find_if(names_.begin(), names_.end(),
+                                 [&](const Name& n) { return n.dml.size() < dml.size(); });
+    names_.insert(at, {std::move(dml), std::move(py), pad});
   }
   void set_pad(const std::string& dml, std::size_t pad) {
     for (Name& n : names_) {
@@ -215,12 +219,7 @@ class Speaker {
   }
 
   // Any text of the library's (a report), in the caller's words.
-  std::string words(const std::string& text) const {
-    std::vector<Name> names = names_;
-    std::sort(names.begin(), names.end(),
-              [](const Name& a, const Name& b) { return a.dml.size() > b.dml.size(); });
-    return rewrite(text, names);
-  }
+  std::string words(const std::string& text) const { return rewrite(text, names_); }
 
   // An error the binding words itself, in the caller's words already.
   PythonError error(dmlref::ErrorCode code, const std::string& text) const {
@@ -257,21 +256,8 @@ class Speaker {
         {"; it must be UINT32 or UINT64",
          "; lengths must have an integer dtype (handed on as uint32 or uint64)"},
     };
-    for (const auto& [from, to] : kOptions) {
-      for (std::size_t at = body.find(from); at != std::string::npos;
-           at = body.find(from, at + to.size())) {
-        body.replace(at, from.size(), to);
-      }
-    }
-    for (const auto& [from, to] : phrases_) {
-      for (std::size_t at = body.find(from); at != std::string::npos;
-           at = body.find(from, at + to.size())) {
-        body.replace(at, from.size(), to);
-      }
-    }
-    // Longest names first, so "InputTensors[1]" is not read as "InputTensor" + "s[1]".
-    std::sort(names.begin(), names.end(),
-              [](const Name& a, const Name& b) { return a.dml.size() > b.dml.size(); });
+    replace_all(body, kOptions);
+    replace_all(body, phrases_);
     return {e.code(), func_ + ": " + rewrite(body, names) + " [" + id + "] " + rule_link(e.code())};
   }
 
@@ -281,6 +267,16 @@ class Speaker {
     std::string py;
     std::size_t pad = 0;
   };
+
+  static void replace_all(std::string& s,
+                          std::span<const std::pair<std::string, std::string>> pairs) {
+    for (const auto& [from, to] : pairs) {
+      for (std::size_t at = s.find(from); at != std::string::npos;
+           at = s.find(from, at + to.size())) {
+        s.replace(at, from.size(), to);
+      }
+    }
+  }
 
   static bool starts_with_at(const std::string& s, std::size_t i, std::string_view word) {
     return s.compare(i, word.size(), word) == 0;
