@@ -1028,6 +1028,13 @@ std::vector<std::int64_t> shape_of(const std::vector<std::uint32_t>& sizes, std:
   return {sizes.begin() + static_cast<std::ptrdiff_t>(skip), sizes.end()};
 }
 
+// A shape after its leading 1s: two shapes that agree up to leading 1s have equal ones.
+std::span<const std::int64_t> without_leading_ones(const std::vector<std::int64_t>& shape) {
+  std::span<const std::int64_t> rest(shape);
+  while (!rest.empty() && rest.front() == 1) rest = rest.subspan(1);
+  return rest;
+}
+
 // ---- running an operator ----------------------------------------------------------------------
 
 // A single-output operator call: inputs described (copied where DirectML cannot express them),
@@ -1389,14 +1396,10 @@ nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::obje
   // G9 in ONNX's shapes: out= must have the result's shape (leading 1s aside), which DirectML
   // states with its padded sizes.
   if (out_operand && inferred) {
-    std::vector<std::int64_t> result_shape = shape_of(sizes, std::min(padding, sizes.size()));
-    auto strip = [](std::vector<std::int64_t> v) {
-      std::size_t k = 0;
-      while (k < v.size() && v[k] == 1) ++k;
-      v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k));
-      return v;
-    };
-    if (strip(out_shape) != strip(result_shape)) {
+    const std::vector<std::int64_t> result_shape =
+        shape_of(sizes, std::min(padding, sizes.size()));
+    if (!std::ranges::equal(without_leading_ones(out_shape),
+                            without_leading_ones(result_shape))) {
       throw speaker.error(ErrorCode::G9,
                           "out.shape is " + shape_text(out_shape) + " but the result's shape is " +
                               shape_text(result_shape) +
@@ -1496,24 +1499,15 @@ Layout view_layout(std::string_view op, const Operand& a) {
 // `a` viewed with `target`'s shape when the two agree up to leading 1s (the CLI's rule too);
 // nullopt otherwise. The leading dimensions `a` lacks get stride 0.
 std::optional<Operand> conformed(const Operand& a, const std::vector<std::int64_t>& target) {
-  auto first_not_one = [](const std::vector<std::int64_t>& shape) {
-    std::size_t k = 0;
-    while (k < shape.size() && shape[k] == 1) ++k;
-    return k;
-  };
-  const std::size_t ak = first_not_one(a.shape);
-  const std::size_t tk = first_not_one(target);
-  if (!std::equal(a.shape.begin() + static_cast<std::ptrdiff_t>(ak), a.shape.end(),
-                  target.begin() + static_cast<std::ptrdiff_t>(tk), target.end())) {
+  const std::size_t kept = without_leading_ones(a.shape).size();
+  if (!std::ranges::equal(without_leading_ones(a.shape), without_leading_ones(target))) {
     return std::nullopt;
   }
   Operand c = a;
   c.shape = target;
   c.strides.assign(target.size(), 0);
-  const std::size_t kept = a.shape.size() - ak;
-  for (std::size_t j = 0; j < kept; ++j) {
-    c.strides[target.size() - kept + j] = a.strides[ak + j];
-  }
+  std::copy(a.strides.end() - static_cast<std::ptrdiff_t>(kept), a.strides.end(),
+            c.strides.end() - static_cast<std::ptrdiff_t>(kept));
   return c;
 }
 
