@@ -1803,9 +1803,10 @@ void translate_error(const std::exception_ptr& p, void*) {
   }
 }
 
-nb::tuple coordinate(const dmlref::Coord& c, std::uint32_t rank) {
+// A coordinate as a numpy index, without the `first` leading dimensions the binding added.
+nb::tuple coordinate(const dmlref::Coord& c, std::uint32_t rank, std::size_t first = 0) {
   nb::list values;
-  for (std::uint32_t d = 0; d < rank; ++d) values.append(c[d]);
+  for (std::size_t d = first; d < rank; ++d) values.append(c[d]);
   return nb::tuple(values);
 }
 
@@ -1858,11 +1859,7 @@ NB_MODULE(_dmlref, m) {
             const std::size_t ndim = r.shape.size();
             nb::list rows;
             for (const dmlref::Mismatch& mm : r.result.mismatches) {
-              nb::list row;
-              for (std::uint32_t d = static_cast<std::uint32_t>(r.pad); d < mm.rank; ++d) {
-                row.append(mm.coordinate[d]);
-              }
-              rows.append(row);
+              rows.append(coordinate(mm.coordinate, mm.rank, r.pad));
             }
             nb::module_ np = nb::module_::import_("numpy");
             return np.attr("array")(rows, "int64")
@@ -1882,11 +1879,7 @@ NB_MODULE(_dmlref, m) {
           [](const PyCompareResult& r) {
             nb::list out;
             for (const dmlref::Mismatch& mm : r.result.mismatches) {
-              nb::list index;
-              for (std::uint32_t d = static_cast<std::uint32_t>(r.pad); d < mm.rank; ++d) {
-                index.append(mm.coordinate[d]);
-              }
-              out.append(nb::make_tuple(nb::tuple(index),
+              out.append(nb::make_tuple(coordinate(mm.coordinate, mm.rank, r.pad),
                                         numpy_value(r.result.data_type, mm.actual_bits),
                                         numpy_value(r.result.data_type, mm.expected_bits)));
             }
