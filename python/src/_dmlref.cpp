@@ -958,30 +958,22 @@ void check_caller_aliasing(std::string_view op, const std::vector<const Operand*
 
 // ---- arguments ----------------------------------------------------------------------------------
 
-// "4_1", "4.1" or "DML_FEATURE_LEVEL_4_1"; None is the newest level.
+// "4_1", "4.1" or "DML_FEATURE_LEVEL_4_1" (feature_level_name's spelling); None is the newest.
 FeatureLevel parse_feature_level(std::string_view op, const std::optional<std::string>& text) {
   if (!text) return dmlref::kLatestFeatureLevel;
   constexpr std::string_view kPrefix = "DML_FEATURE_LEVEL_";
-  std::string_view t = *text;
-  if (t.substr(0, kPrefix.size()) == kPrefix) t.remove_prefix(kPrefix.size());
-  const std::size_t sep = t.find_first_of("_.");
-  unsigned major = 16;
-  unsigned minor = 16;
-  if (sep != std::string_view::npos) {
-    const char* end = t.data() + t.size();
-    if (std::from_chars(t.data(), t.data() + sep, major).ptr != t.data() + sep) major = 16;
-    if (std::from_chars(t.data() + sep + 1, end, minor).ptr != end) minor = 16;
-  }
-  const auto level = static_cast<FeatureLevel>((major << 12) | (minor << 8));
-  if (major < 16 && minor < 16 && dmlref::is_known(level)) return level;
+  std::string name = text->rfind(kPrefix, 0) == 0 ? "" : std::string(kPrefix);
+  name += *text;
+  std::replace(name.begin(), name.end(), '.', '_');
   std::string known;
   for (auto v = static_cast<std::uint32_t>(FeatureLevel::k1_0);
        v <= static_cast<std::uint32_t>(dmlref::kLatestFeatureLevel); v += 0x100) {
-    if (!dmlref::is_known(static_cast<FeatureLevel>(v))) continue;
+    const auto level = static_cast<FeatureLevel>(v);
+    if (!dmlref::is_known(level)) continue;
+    const std::string level_name = dmlref::feature_level_name(level);
+    if (level_name == name) return level;
     if (!known.empty()) known += ", ";
-    known += std::to_string(v >> 12);
-    known += '_';
-    known += std::to_string((v >> 8) & 0xF);
+    known.append(level_name, kPrefix.size());
   }
   fail(ErrorCode::InvalidOption, op, ": feature_level '", *text,
        "' is not a DirectML feature level (", known, ")");
