@@ -1480,14 +1480,6 @@ nb::object reverse_subsequences_impl(Speaker& speaker, const nb::object& x,
 // ---- checking results
 // -----------------------------------------------------------------------------
 
-Layout view_layout(std::string_view op, const Operand& a) {
-  if (a.ndim() < 1 || a.ndim() > dmlref::kMaxRank) {
-    fail(ErrorCode::T2, op, ": ", a.name, ".DimensionCount is ", a.ndim(),
-         "; it must be between 1 and ", dmlref::kMaxRank);
-  }
-  return Layout::strided(sizes_of(op, a), a.strides);
-}
-
 // `a` viewed with `target`'s shape when the two agree up to leading 1s (the CLI's rule too);
 // nullopt otherwise. The leading dimensions `a` lacks get stride 0.
 std::optional<Operand> conformed(const Operand& a, const std::vector<std::int64_t>& target) {
@@ -1645,9 +1637,11 @@ PyCompareResult compare_impl(Speaker& speaker, const nb::object& actual, const n
   if (ulp > 0) options.ulp_tolerance = static_cast<std::uint64_t>(ulp);
   options.max_report = static_cast<std::size_t>(max_report);
   options.name = name;
-  const Layout el = view_layout(op, e);
-  const Layout al = view_layout(op, a);
-  const std::optional<Layout> ul = u ? std::optional<Layout>(view_layout(op, *u)) : std::nullopt;
+  // Ranks 1-8: import_input refused more than 8, a 0-d expected was padded and the others
+  // conformed to it.
+  const Layout el = signed_layout(e, sizes_of(op, e)).value();
+  const Layout al = signed_layout(a, sizes_of(op, a)).value();
+  const std::optional<Layout> ul = u ? signed_layout(*u, sizes_of(op, *u)) : std::nullopt;
   nb::gil_scoped_release unlocked;
   out.result = dmlref::visit(e.type, [&](auto tag) {
     using T = typename decltype(tag)::type;
