@@ -63,6 +63,10 @@ std::string numpy_name(DataType type) {
   return name;
 }
 
+bool is_float_type(DataType t) {
+  return t == DataType::Float16 || t == DataType::Float32 || t == DataType::Float64;
+}
+
 nb::dlpack::dtype dlpack_dtype(DataType type) {
   return dmlref::visit(type, [](auto tag) {
     using T = typename decltype(tag)::type;
@@ -687,9 +691,7 @@ enum class IntegerRole { Indices, Lengths };
 
 void convert_integers(Speaker& speaker, Operand& op, const std::string& arg, IntegerRole role) {
   const DataType from = op.type;
-  const bool is_integer =
-      from != DataType::Float16 && from != DataType::Float32 && from != DataType::Float64;
-  if (!is_integer || op.ndim() == 0 || op.ndim() > dmlref::kMaxRank) return;
+  if (is_float_type(from) || op.ndim() == 0 || op.ndim() > dmlref::kMaxRank) return;
   if (role == IntegerRole::Indices && (from == DataType::Int32 || from == DataType::Int64 ||
                                        from == DataType::UInt32 || from == DataType::UInt64)) {
     return;
@@ -1502,10 +1504,6 @@ struct PyCompareResult {
   std::size_t pad = 0;              // leading dimensions added to compare a 0-d array
   bool equal_nan = true;
 };
-
-bool is_float_type(DataType t) {
-  return t == DataType::Float16 || t == DataType::Float32 || t == DataType::Float64;
-}
 
 std::string shortest_double(double v) {
   if (v != v) return "nan";
