@@ -1508,10 +1508,8 @@ struct PyCompareResult {
 std::string shortest_double(double v) {
   if (v != v) return "nan";
   if (v == std::numeric_limits<double>::infinity()) return "inf";
-  std::array<char, 64> buf{};
-  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-  std::string text(buf.data(), r.ptr);
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  std::string text = dmlref::detail::shortest_float(v);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";  // numpy's repr: 2.0, not 2
   return text;
 }
 
