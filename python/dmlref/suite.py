@@ -653,6 +653,15 @@ def _check_apart(suite_path: str, results: str) -> None:
 
 # ---- the suite ---------------------------------------------------------------------------------
 
+def _read_json_file(full: str):
+    with open(full, "rb") as f:
+        data = f.read()
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise SuiteError(f"{full}: not JSON ({e})") from None
+
+
 class Suite:
     """A loaded suite: ``path``, ``generator``, ``seed``, ``feature_level``, ``manifest``
     (relative path -> SHA-256) and ``case_paths`` (``"<op>/<case>"`` in suite.json's order).
@@ -695,13 +704,7 @@ class Suite:
     def _read_json(self, rel: str):
         if rel not in self.manifest:
             raise SuiteError(f"{self.path}/{rel} is not in the manifest")
-        full = os.path.join(self.path, *rel.split("/"))
-        with open(full, "rb") as f:
-            data = f.read()
-        try:
-            return json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as e:
-            raise SuiteError(f"{full}: not JSON ({e})") from None
+        return _read_json_file(os.path.join(self.path, *rel.split("/")))
 
     def cases(self, ops: Optional[Sequence[str]] = None,
               filter: Optional[str] = None) -> Iterator[Case]:  # noqa: A002 (the documented name)
@@ -736,11 +739,7 @@ def load(path: Union[str, os.PathLike]) -> Suite:
         raise SuiteError(f"{info_path} is not a regular file")
     if st.st_size > 64 << 20:
         raise SuiteError(f"{info_path} is {st.st_size} bytes; not a suite's")
-    with open(info_path, "rb") as f:
-        try:
-            info = json.loads(f.read().decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as e:
-            raise SuiteError(f"{info_path}: not JSON ({e})") from None
+    info = _read_json_file(info_path)
     if not isinstance(info, dict):
         raise SuiteError(f"{info_path}: not a JSON object")
     manifest = _check_manifest(path, info)

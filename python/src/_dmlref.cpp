@@ -26,6 +26,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -60,6 +61,10 @@ std::string numpy_name(DataType type) {
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   });
   return name;
+}
+
+bool is_float_type(DataType t) {
+  return t == DataType::Float16 || t == DataType::Float32 || t == DataType::Float64;
 }
 
 nb::dlpack::dtype dlpack_dtype(DataType type) {
@@ -197,7 +202,10 @@ class Speaker {
         return;
       }
     }
-    names_.push_back({std::move(dml), std::move(py), pad});
+    // Kept longest first, so "InputTensors[1]" is not read as "InputTensor" + "s[1]".
+    const auto at = std::find_if(names_.begin(), names_.end(),
+                                 [&](const Name& n) { return n.dml.size() < dml.size(); });
+    names_.insert(at, {std::move(dml), std::move(py), pad});
   }
   void set_pad(const std::string& dml, std::size_t pad) {
     for (Name& n : names_) {
@@ -215,12 +223,7 @@ class Speaker {
   }
 
   // Any text of the library's (a report), in the caller's words.
-  std::string words(const std::string& text) const {
-    std::vector<Name> names = names_;
-    std::sort(names.begin(), names.end(),
-              [](const Name& a, const Name& b) { return a.dml.size() > b.dml.size(); });
-    return rewrite(text, names);
-  }
+  std::string words(const std::string& text) const { return rewrite(text, names_); }
 
   // An error the binding words itself, in the caller's words already.
   PythonError error(dmlref::ErrorCode code, const std::string& text) const {
@@ -257,21 +260,8 @@ class Speaker {
         {"; it must be UINT32 or UINT64",
          "; lengths must have an integer dtype (handed on as uint32 or uint64)"},
     };
-    for (const auto& [from, to] : kOptions) {
-      for (std::size_t at = body.find(from); at != std::string::npos;
-           at = body.find(from, at + to.size())) {
-        body.replace(at, from.size(), to);
-      }
-    }
-    for (const auto& [from, to] : phrases_) {
-      for (std::size_t at = body.find(from); at != std::string::npos;
-           at = body.find(from, at + to.size())) {
-        body.replace(at, from.size(), to);
-      }
-    }
-    // Longest names first, so "InputTensors[1]" is not read as "InputTensor" + "s[1]".
-    std::sort(names.begin(), names.end(),
-              [](const Name& a, const Name& b) { return a.dml.size() > b.dml.size(); });
+    replace_all(body, kOptions);
+    replace_all(body, phrases_);
     return {e.code(), func_ + ": " + rewrite(body, names) + " [" + id + "] " + rule_link(e.code())};
   }
 
@@ -281,6 +271,16 @@ class Speaker {
     std::string py;
     std::size_t pad = 0;
   };
+
+  static void replace_all(std::string& s,
+                          std::span<const std::pair<std::string, std::string>> pairs) {
+    for (const auto& [from, to] : pairs) {
+      for (std::size_t at = s.find(from); at != std::string::npos;
+           at = s.find(from, at + to.size())) {
+        s.replace(at, from.size(), to);
+      }
+    }
+  }
 
   static bool starts_with_at(const std::string& s, std::size_t i, std::string_view word) {
     return s.compare(i, word.size(), word) == 0;
@@ -691,9 +691,7 @@ enum class IntegerRole { Indices, Lengths };
 
 void convert_integers(Speaker& speaker, Operand& op, const std::string& arg, IntegerRole role) {
   const DataType from = op.type;
-  const bool is_integer =
-      from != DataType::Float16 && from != DataType::Float32 && from != DataType::Float64;
-  if (!is_integer || op.ndim() == 0 || op.ndim() > dmlref::kMaxRank) return;
+  if (is_float_type(from) || op.ndim() == 0 || op.ndim() > dmlref::kMaxRank) return;
   if (role == IntegerRole::Indices && (from == DataType::Int32 || from == DataType::Int64 ||
                                        from == DataType::UInt32 || from == DataType::UInt64)) {
     return;
@@ -962,30 +960,22 @@ void check_caller_aliasing(std::string_view op, const std::vector<const Operand*
 
 // ---- arguments ----------------------------------------------------------------------------------
 
-// "4_1", "4.1" or "DML_FEATURE_LEVEL_4_1"; None is the newest level.
+// "4_1", "4.1" or "DML_FEATURE_LEVEL_4_1" (feature_level_name's spelling); None is the newest.
 FeatureLevel parse_feature_level(std::string_view op, const std::optional<std::string>& text) {
   if (!text) return dmlref::kLatestFeatureLevel;
   constexpr std::string_view kPrefix = "DML_FEATURE_LEVEL_";
-  std::string_view t = *text;
-  if (t.substr(0, kPrefix.size()) == kPrefix) t.remove_prefix(kPrefix.size());
-  const std::size_t sep = t.find_first_of("_.");
-  unsigned major = 16;
-  unsigned minor = 16;
-  if (sep != std::string_view::npos) {
-    const char* end = t.data() + t.size();
-    if (std::from_chars(t.data(), t.data() + sep, major).ptr != t.data() + sep) major = 16;
-    if (std::from_chars(t.data() + sep + 1, end, minor).ptr != end) minor = 16;
-  }
-  const auto level = static_cast<FeatureLevel>((major << 12) | (minor << 8));
-  if (major < 16 && minor < 16 && dmlref::is_known(level)) return level;
+  std::string name = text->rfind(kPrefix, 0) == 0 ? "" : std::string(kPrefix);
+  name += *text;
+  std::replace(name.begin(), name.end(), '.', '_');
   std::string known;
   for (auto v = static_cast<std::uint32_t>(FeatureLevel::k1_0);
        v <= static_cast<std::uint32_t>(dmlref::kLatestFeatureLevel); v += 0x100) {
-    if (!dmlref::is_known(static_cast<FeatureLevel>(v))) continue;
+    const auto level = static_cast<FeatureLevel>(v);
+    if (!dmlref::is_known(level)) continue;
+    const std::string level_name = dmlref::feature_level_name(level);
+    if (level_name == name) return level;
     if (!known.empty()) known += ", ";
-    known += std::to_string(v >> 12);
-    known += '_';
-    known += std::to_string((v >> 8) & 0xF);
+    known.append(level_name, kPrefix.size());
   }
   fail(ErrorCode::InvalidOption, op, ": feature_level '", *text,
        "' is not a DirectML feature level (", known, ")");
@@ -1030,6 +1020,13 @@ dmlref::IndexPolicy index_policy(bool clamp_indices) {
 
 std::vector<std::int64_t> shape_of(const std::vector<std::uint32_t>& sizes, std::size_t skip) {
   return {sizes.begin() + static_cast<std::ptrdiff_t>(skip), sizes.end()};
+}
+
+// A shape after its leading 1s: two shapes that agree up to leading 1s have equal ones.
+std::span<const std::int64_t> without_leading_ones(const std::vector<std::int64_t>& shape) {
+  std::span<const std::int64_t> rest(shape);
+  while (!rest.empty() && rest.front() == 1) rest = rest.subspan(1);
+  return rest;
 }
 
 // ---- running an operator ----------------------------------------------------------------------
@@ -1393,14 +1390,10 @@ nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::obje
   // G9 in ONNX's shapes: out= must have the result's shape (leading 1s aside), which DirectML
   // states with its padded sizes.
   if (out_operand && inferred) {
-    std::vector<std::int64_t> result_shape = shape_of(sizes, std::min(padding, sizes.size()));
-    auto strip = [](std::vector<std::int64_t> v) {
-      std::size_t k = 0;
-      while (k < v.size() && v[k] == 1) ++k;
-      v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k));
-      return v;
-    };
-    if (strip(out_shape) != strip(result_shape)) {
+    const std::vector<std::int64_t> result_shape =
+        shape_of(sizes, std::min(padding, sizes.size()));
+    if (!std::ranges::equal(without_leading_ones(out_shape),
+                            without_leading_ones(result_shape))) {
       throw speaker.error(ErrorCode::G9,
                           "out.shape is " + shape_text(out_shape) + " but the result's shape is " +
                               shape_text(result_shape) +
@@ -1489,35 +1482,18 @@ nb::object reverse_subsequences_impl(Speaker& speaker, const nb::object& x,
 // ---- checking results
 // -----------------------------------------------------------------------------
 
-Layout view_layout(std::string_view op, const Operand& a) {
-  if (a.ndim() < 1 || a.ndim() > dmlref::kMaxRank) {
-    fail(ErrorCode::T2, op, ": ", a.name, ".DimensionCount is ", a.ndim(),
-         "; it must be between 1 and ", dmlref::kMaxRank);
-  }
-  return Layout::strided(sizes_of(op, a), a.strides);
-}
-
 // `a` viewed with `target`'s shape when the two agree up to leading 1s (the CLI's rule too);
 // nullopt otherwise. The leading dimensions `a` lacks get stride 0.
 std::optional<Operand> conformed(const Operand& a, const std::vector<std::int64_t>& target) {
-  auto first_not_one = [](const std::vector<std::int64_t>& shape) {
-    std::size_t k = 0;
-    while (k < shape.size() && shape[k] == 1) ++k;
-    return k;
-  };
-  const std::size_t ak = first_not_one(a.shape);
-  const std::size_t tk = first_not_one(target);
-  if (!std::equal(a.shape.begin() + static_cast<std::ptrdiff_t>(ak), a.shape.end(),
-                  target.begin() + static_cast<std::ptrdiff_t>(tk), target.end())) {
+  const std::size_t kept = without_leading_ones(a.shape).size();
+  if (!std::ranges::equal(without_leading_ones(a.shape), without_leading_ones(target))) {
     return std::nullopt;
   }
   Operand c = a;
   c.shape = target;
   c.strides.assign(target.size(), 0);
-  const std::size_t kept = a.shape.size() - ak;
-  for (std::size_t j = 0; j < kept; ++j) {
-    c.strides[target.size() - kept + j] = a.strides[ak + j];
-  }
+  std::copy(a.strides.end() - static_cast<std::ptrdiff_t>(kept), a.strides.end(),
+            c.strides.end() - static_cast<std::ptrdiff_t>(kept));
   return c;
 }
 
@@ -1529,17 +1505,11 @@ struct PyCompareResult {
   bool equal_nan = true;
 };
 
-bool is_float_type(DataType t) {
-  return t == DataType::Float16 || t == DataType::Float32 || t == DataType::Float64;
-}
-
 std::string shortest_double(double v) {
   if (v != v) return "nan";
   if (v == std::numeric_limits<double>::infinity()) return "inf";
-  std::array<char, 64> buf{};
-  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-  std::string text(buf.data(), r.ptr);
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  std::string text = dmlref::detail::shortest_float(v);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";  // numpy's repr: 2.0, not 2
   return text;
 }
 
@@ -1663,9 +1633,11 @@ PyCompareResult compare_impl(Speaker& speaker, const nb::object& actual, const n
   if (ulp > 0) options.ulp_tolerance = static_cast<std::uint64_t>(ulp);
   options.max_report = static_cast<std::size_t>(max_report);
   options.name = name;
-  const Layout el = view_layout(op, e);
-  const Layout al = view_layout(op, a);
-  const std::optional<Layout> ul = u ? std::optional<Layout>(view_layout(op, *u)) : std::nullopt;
+  // Ranks 1-8: import_input refused more than 8, a 0-d expected was padded and the others
+  // conformed to it.
+  const Layout el = signed_layout(e, sizes_of(op, e)).value();
+  const Layout al = signed_layout(a, sizes_of(op, a)).value();
+  const std::optional<Layout> ul = u ? signed_layout(*u, sizes_of(op, *u)) : std::nullopt;
   nb::gil_scoped_release unlocked;
   out.result = dmlref::visit(e.type, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -1813,9 +1785,10 @@ void translate_error(const std::exception_ptr& p, void*) {
   }
 }
 
-nb::tuple coordinate(const dmlref::Coord& c, std::uint32_t rank) {
+// A coordinate as a numpy index, without the `first` leading dimensions the binding added.
+nb::tuple coordinate(const dmlref::Coord& c, std::uint32_t rank, std::size_t first = 0) {
   nb::list values;
-  for (std::uint32_t d = 0; d < rank; ++d) values.append(c[d]);
+  for (std::size_t d = first; d < rank; ++d) values.append(c[d]);
   return nb::tuple(values);
 }
 
@@ -1868,11 +1841,7 @@ NB_MODULE(_dmlref, m) {
             const std::size_t ndim = r.shape.size();
             nb::list rows;
             for (const dmlref::Mismatch& mm : r.result.mismatches) {
-              nb::list row;
-              for (std::uint32_t d = static_cast<std::uint32_t>(r.pad); d < mm.rank; ++d) {
-                row.append(mm.coordinate[d]);
-              }
-              rows.append(row);
+              rows.append(coordinate(mm.coordinate, mm.rank, r.pad));
             }
             nb::module_ np = nb::module_::import_("numpy");
             return np.attr("array")(rows, "int64")
@@ -1892,11 +1861,7 @@ NB_MODULE(_dmlref, m) {
           [](const PyCompareResult& r) {
             nb::list out;
             for (const dmlref::Mismatch& mm : r.result.mismatches) {
-              nb::list index;
-              for (std::uint32_t d = static_cast<std::uint32_t>(r.pad); d < mm.rank; ++d) {
-                index.append(mm.coordinate[d]);
-              }
-              out.append(nb::make_tuple(nb::tuple(index),
+              out.append(nb::make_tuple(coordinate(mm.coordinate, mm.rank, r.pad),
                                         numpy_value(r.result.data_type, mm.actual_bits),
                                         numpy_value(r.result.data_type, mm.expected_bits)));
             }

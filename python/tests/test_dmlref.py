@@ -166,6 +166,15 @@ def test_feature_level():
     with pytest.raises(dmlref.Error) as e:
         dmlref.join([a, a], feature_level="9_9")
     assert e.value.code == "InvalidOption"
+    assert "feature_level '9_9' is not a DirectML feature level (1_0, 2_0, 2_1, 3_0" in str(e.value)
+    for spelling in ("4.1", "DML_FEATURE_LEVEL_4_1"):
+        assert dmlref.join([a, a], feature_level=spelling).shape == (4, 3)
+        with pytest.raises(dmlref.Error, match="the target is feature_level '3_1'"):
+            dmlref.join([a, a], feature_level=spelling.replace("4", "3"))
+    for bad in ("4", "4_1_0", "DML_FEATURE_LEVEL_", "4_16", ""):
+        with pytest.raises(dmlref.Error) as e:
+            dmlref.join([a, a], feature_level=bad)
+        assert e.value.code == "InvalidOption", bad
 
 
 @pytest.mark.parametrize("bad", [np.zeros(3, bool), np.zeros(3, np.complex64),

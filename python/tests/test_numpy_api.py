@@ -253,6 +253,10 @@ def test_indices_of_any_integer_dtype(dtype):
     assert y.tolist() == [8, 0, 0, 0, 0, 7]
     r = dmlref.check_scatter(data, np.array([5, 0]).astype(dtype), np.array([7, 8], np.int32), y)
     assert r
+    # The converted indices are the ones checked against: the wrong result is caught.
+    r = dmlref.check_scatter(data, np.array([5, 0]).astype(dtype), np.array([7, 8], np.int32),
+                             y[::-1])
+    assert not r and r.mismatch_count == 2
 
 
 # ---- reversed and broadcast inputs cost what they hold ----------------------------------------
@@ -287,6 +291,7 @@ def test_reversed_operands_in_every_operator(dtype):
     for v in (r, m):
         assert np.array_equal(dmlref.join([v, v], axis=1), np.concatenate([v, v], axis=1))
         parts = dmlref.split(v, [1, v.shape[0] - 1], axis=0)
+        assert np.array_equal(parts[0], v[:1])
         assert np.array_equal(parts[1], v[1:])
         idx = np.zeros(v.shape, np.int64)
         assert np.array_equal(dmlref.scatter(v, idx[:1], v[:1] * 0), np.vstack([v[:1] * 0, v[1:]]))

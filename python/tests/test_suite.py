@@ -549,6 +549,18 @@ def test_load_refuses_a_suite_that_is_not_as_generated(suite_copy, tamper, messa
         ds.load(suite_copy)
 
 
+def test_json_that_does_not_parse_is_named(suite_copy):
+    case_dir = first_valid(suite_copy)
+    (case_dir / "case.json").write_bytes(b"{\"op\": ")
+    rehash(suite_copy, case_dir, "case.json")  # as generated, says the manifest
+    suite = ds.load(suite_copy)
+    with pytest.raises(ds.SuiteError, match=f"{case_dir / 'case.json'}: not JSON"):
+        list(suite)
+    (suite_copy / "suite.json").write_bytes(b"\xff")
+    with pytest.raises(ds.SuiteError, match=f"{suite_copy / 'suite.json'}: not JSON"):
+        ds.load(suite_copy)
+
+
 def rehash(suite_dir, case_dir, name):
     """Rewrites the manifest's hash of an edited file: tampering that a hash cannot catch."""
     rel = case_dir.relative_to(suite_dir).as_posix() + "/" + name

@@ -44,4 +44,7 @@ def test_large_calls_equal_on_one_and_three_threads(default_threads):
     for one, three in zip(*results):
         assert one.tobytes() == three.tobytes()
     np.testing.assert_array_equal(results[0][0][:, :1024], x)
+    np.testing.assert_array_equal(results[0][0][:, 1024:], x.T)
     np.testing.assert_array_equal(results[0][1], x[rows[:, 0]])
+    # Equal on both counts is not enough: the reversal must also be the right one.
+    np.testing.assert_array_equal(results[0][2], np.concatenate([x[699::-1], x[700:]]))
