@@ -481,21 +481,16 @@ void run_case(benchmark::State& state, const Factory& make, bool all_threads,
   if (!record.empty()) ratios()[record][all_threads ? 1 : 0].push_back(ratio);
 }
 
-double quantile(std::vector<double> v, bool median) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  if (!median) return v.front();
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
-
 void summary(benchmark::State& state, const std::string& name) {
   for (auto _ : state) benchmark::DoNotOptimize(name.data());
   const auto& r = ratios()[name];
-  state.counters["min_1t"] = quantile(r[0], false);
-  state.counters["median_1t"] = quantile(r[0], true);
-  state.counters["min_all"] = quantile(r[1], false);
-  state.counters["median_all"] = quantile(r[1], true);
+  const auto min = [](const std::vector<double>& v) {
+    return v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+  };
+  state.counters["min_1t"] = min(r[0]);
+  state.counters["median_1t"] = dmlref::bench::median(r[0]);
+  state.counters["min_all"] = min(r[1]);
+  state.counters["median_all"] = dmlref::bench::median(r[1]);
 }
 
 [[maybe_unused]] const bool kRegistered = [] {
