@@ -15,6 +15,7 @@
 #include <dmlref/dmlref.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -452,23 +453,30 @@ double memcpy_ratio(Case& c, std::uint64_t calls) {
   return copy / op;
 }
 
-// The ratios each class's shapes reached, by thread setting (0: one thread, 1: all).
-std::map<std::string, std::array<std::vector<double>, 2>>& ratios() {
-  static std::map<std::string, std::array<std::vector<double>, 2>> r;
+// One shape's ratios. Google Benchmark first runs a benchmark with fewer iterations to pick the
+// count; only the runs with the most iterations (the one it reports, and its repetitions) count.
+struct ShapeRatios {
+  benchmark::IterationCount iterations = 0;
+  std::vector<double> runs;
+};
+
+// The ratios of each class's shapes, by thread setting (0: one thread, 1: all) and shape.
+std::map<std::string, std::array<std::map<int, ShapeRatios>, 2>>& ratios() {
+  static std::map<std::string, std::array<std::map<int, ShapeRatios>, 2>> r;
   return r;
 }
 
+// Runs one case; a matrix shape records its ratio as shape `shape` of class `record`.
 void run_case(benchmark::State& state, const Factory& make, bool all_threads,
-              const std::string& record) {
+              const std::string& record, int shape) {
   const std::unique_ptr<Case> c = make();
   dmlref::set_num_threads(all_threads ? 0 : 1);
   c->call(*c);  // first touch, and the pool started, outside the timing
-  std::uint64_t n = 0;
   for (auto _ : state) {
     c->call(*c);
     benchmark::ClobberMemory();
-    ++n;
   }
+  const auto n = static_cast<std::uint64_t>(state.iterations());
   const double ratio = memcpy_ratio(*c, std::clamp<std::uint64_t>(n / 5, 1, 20));
   dmlref::set_num_threads(0);
   // Not bench::set_bytes_processed: its memcpy_ratio (memcpy timed on its own, a fresh 0.2 s for
@@ -478,19 +486,26 @@ void run_case(benchmark::State& state, const Factory& make, bool all_threads,
   state.counters["memcpy_ratio"] = ratio;
   state.SetLabel(c->label());
   state.counters["threads"] = all_threads ? dmlref::get_num_threads() : 1;
-  if (!record.empty()) ratios()[record][all_threads ? 1 : 0].push_back(ratio);
+  if (!record.empty()) {
+    ShapeRatios& r = ratios()[record][all_threads ? 1 : 0][shape];
+    if (state.iterations() > r.iterations) r = {state.iterations(), {}};
+    if (state.iterations() == r.iterations) r.runs.push_back(ratio);
+  }
 }
 
+// The minimum and the median over a class's shapes of each shape's ratio (the median of its
+// repetitions).
 void summary(benchmark::State& state, const std::string& name) {
   for (auto _ : state) benchmark::DoNotOptimize(name.data());
-  const auto& r = ratios()[name];
-  const auto min = [](const std::vector<double>& v) {
-    return v.empty() ? 0 : *std::min_element(v.begin(), v.end());
-  };
-  state.counters["min_1t"] = min(r[0]);
-  state.counters["median_1t"] = dmlref::bench::median(r[0]);
-  state.counters["min_all"] = min(r[1]);
-  state.counters["median_all"] = dmlref::bench::median(r[1]);
+  for (const bool all : {false, true}) {
+    std::vector<double> v;
+    for (const auto& [shape, r] : ratios()[name][all ? 1 : 0]) {
+      v.push_back(dmlref::bench::median(r.runs));
+    }
+    const std::string suffix = all ? "_all" : "_1t";
+    state.counters["min" + suffix] = v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+    state.counters["median" + suffix] = dmlref::bench::median(v);
+  }
 }
 
 [[maybe_unused]] const bool kRegistered = [] {
@@ -507,8 +522,8 @@ void summary(benchmark::State& state, const std::string& name) {
       for (const bool all : {false, true}) {
         const std::string name = std::string("matrix/") + k.name + "/" + std::to_string(s) +
                                  (all ? "/threads:all" : "/threads:1");
-        benchmark::RegisterBenchmark(name.c_str(), [make, all, k](benchmark::State& st) {
-          run_case(st, make, all, k.name);
+        benchmark::RegisterBenchmark(name.c_str(), [make, all, k, s](benchmark::State& st) {
+          run_case(st, make, all, k.name, s);
         })->UseRealTime()->MinTime(0.1);
       }
     }
@@ -524,7 +539,7 @@ void summary(benchmark::State& state, const std::string& name) {
         const std::string name = std::string("issue/") + k.name + "/" + std::to_string(mib) +
                                  (all ? "/threads:all" : "/threads:1");
         benchmark::RegisterBenchmark(name.c_str(), [make, all](benchmark::State& st) {
-          run_case(st, make, all, "");
+          run_case(st, make, all, "", 0);
         })->UseRealTime()->MinTime(0.1);
       }
     }
