@@ -109,33 +109,28 @@ struct Draw {
   }
 };
 
-Sizes concat(Sizes a, std::initializer_list<std::uint32_t> b) {
-  a.insert(a.end(), b);
+Sizes concat(Sizes a, const Sizes& b) {
+  a.insert(a.end(), b.begin(), b.end());
   return a;
 }
 
 // ---- the classes -------------------------------------------------------------------------------
 
 // JOIN (or SPLIT) of 2-4 pieces along the outermost dimension.
-std::unique_ptr<Case> join_axis0(Draw d, DataType type, std::uint32_t cols, std::uint32_t pieces,
-                                 const Sizes& lead) {
+std::unique_ptr<Case> join_axis0(std::uint64_t bytes, DataType type, std::uint32_t cols,
+                                 std::uint32_t pieces, const Sizes& lead) {
   auto c = std::make_unique<Case>();
   const std::uint64_t per_row = std::uint64_t{cols} * element_bytes(type) * Draw::product(lead);
-  const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(pieces, d.bytes / per_row));
+  const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(pieces, bytes / per_row));
+  const Sizes inner = concat(lead, {cols});  // the sizes after the axis
   std::vector<std::size_t> in;
   std::uint32_t used = 0;
   for (std::uint32_t i = 0; i < pieces; ++i) {
     const std::uint32_t n = i + 1 == pieces ? rows - used : rows / pieces + (i % 2);
     used += n;
-    Sizes s = concat({n}, {});
-    s.insert(s.end(), lead.begin(), lead.end());
-    s.push_back(cols);
-    in.push_back(c->add(type, s));
+    in.push_back(c->add(type, concat({n}, inner)));
   }
-  Sizes whole{rows};
-  whole.insert(whole.end(), lead.begin(), lead.end());
-  whole.push_back(cols);
-  const std::size_t out = c->add(type, whole);
+  const std::size_t out = c->add(type, concat({rows}, inner));
   c->output_bytes = c->tensors[out]->total_tensor_size_in_bytes;
   c->call = [in, out, pieces](Case& k) {
     std::vector<dmlref::ConstBuffer> inputs;
@@ -148,14 +143,14 @@ std::unique_ptr<Case> join_axis0(Draw d, DataType type, std::uint32_t cols, std:
 }
 
 // JOIN (or SPLIT, `split`) of 2-8 pieces along the last dimension, each piece's rows 64 bytes.
-std::unique_ptr<Case> rows64(Draw d, DataType type, std::uint32_t pieces, const Sizes& lead,
-                             bool split) {
+std::unique_ptr<Case> rows64(std::uint64_t bytes, DataType type, std::uint32_t pieces,
+                             const Sizes& lead, bool split) {
   auto c = std::make_unique<Case>();
   const std::uint32_t width = 64 / element_bytes(type);
   const std::uint64_t per_row = std::uint64_t{64} * pieces * Draw::product(lead);
-  const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, d.bytes / per_row));
-  const Sizes piece = concat(concat(lead, {rows}), {width});
-  const Sizes whole = concat(concat(lead, {rows}), {width * pieces});
+  const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, bytes / per_row));
+  const Sizes piece = concat(lead, {rows, width});
+  const Sizes whole = concat(lead, {rows, width * pieces});
   std::vector<std::size_t> parts;
   for (std::uint32_t i = 0; i < pieces; ++i) parts.push_back(c->add(type, piece));
   const std::size_t w = c->add(type, whole);
@@ -183,7 +178,7 @@ std::unique_ptr<Case> rows64(Draw d, DataType type, std::uint32_t pieces, const 
 std::unique_ptr<Case> transposed(DataType type, std::uint32_t rows, std::uint32_t cols,
                                  const Sizes& lead) {
   auto c = std::make_unique<Case>();
-  const Sizes sizes = concat(concat(lead, {rows}), {cols});
+  const Sizes sizes = concat(lead, {rows, cols});
   Sizes strides(sizes.size());
   strides[sizes.size() - 2] = 1;
   strides[sizes.size() - 1] = rows;
@@ -210,7 +205,7 @@ std::unique_ptr<Case> transposed(DataType type, std::uint32_t rows, std::uint32_
 std::unique_ptr<Case> reverse(Draw& d, DataType type, std::uint32_t rows, std::uint32_t cols,
                               const Sizes& lead, bool inner) {
   auto c = std::make_unique<Case>();
-  const Sizes sizes = concat(concat(lead, {rows}), {cols});
+  const Sizes sizes = concat(lead, {rows, cols});
   const auto axis = static_cast<std::uint32_t>(lead.size() + (inner ? 1 : 0));
   Sizes len_sizes = sizes;
   len_sizes[axis] = 1;
@@ -240,7 +235,7 @@ std::unique_ptr<Case> gather(Draw& d, DataType type, std::uint32_t row_bytes, co
   const std::uint64_t out_rows = d.bytes / row_bytes;
   const std::uint64_t lead_count = Draw::product(lead);
   const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, out_rows / lead_count));
-  const Sizes in_sizes = concat(concat(lead, {rows}), {width});
+  const Sizes in_sizes = concat(lead, {rows, width});
   const auto rank = static_cast<std::uint32_t>(in_sizes.size());
   const std::uint32_t m = rank - 1;  // a coordinate per dimension but the row's
   Sizes ix_sizes(rank, 1);
@@ -270,7 +265,7 @@ std::unique_ptr<Case> gather(Draw& d, DataType type, std::uint32_t row_bytes, co
 std::unique_ptr<Case> scatter(Draw& d, DataType type, std::uint32_t rows, std::uint32_t cols,
                               const Sizes& lead) {
   auto c = std::make_unique<Case>();
-  const Sizes sizes = concat(concat(lead, {rows}), {cols});
+  const Sizes sizes = concat(lead, {rows, cols});
   const std::size_t in = c->add(type, sizes);
   const std::size_t ix = c->add(DataType::UInt32, sizes);
   const std::size_t up = c->add(type, sizes);
@@ -321,28 +316,28 @@ std::vector<Class> classes() {
                  const DataType t = d.type();
                  const Sizes lead = d.leading();
                  const std::uint32_t cols = d.size_near(about(d, 16, 4096), s % 2 == 0);
-                 return join_axis0(d, t, cols, 2 + static_cast<std::uint32_t>(d.rng() % 3), lead);
+                 return join_axis0(d.bytes, t, cols, 2 + static_cast<std::uint32_t>(d.rng() % 3), lead);
                },
                [f32](std::uint64_t bytes) {
-                 return join_axis0({std::mt19937(1), bytes}, f32, 1024, 2, {});
+                 return join_axis0(bytes, f32, 1024, 2, {});
                }});
   c.push_back({"join_rows64",
                [](Draw& d, int) {
                  const DataType t = d.type();
                  const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 7);
-                 return rows64(d, t, pieces, d.leading(), false);
+                 return rows64(d.bytes, t, pieces, d.leading(), false);
                },
                [f32](std::uint64_t bytes) {
-                 return rows64({std::mt19937(1), bytes}, f32, 4, {}, false);
+                 return rows64(bytes, f32, 4, {}, false);
                }});
   c.push_back({"split_rows64",
                [](Draw& d, int) {
                  const DataType t = d.type();
                  const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 7);
-                 return rows64(d, t, pieces, d.leading(), true);
+                 return rows64(d.bytes, t, pieces, d.leading(), true);
                },
                [f32](std::uint64_t bytes) {
-                 return rows64({std::mt19937(1), bytes}, f32, 4, {}, true);
+                 return rows64(bytes, f32, 4, {}, true);
                }});
   c.push_back({"transposed",
                [](Draw& d, int s) {
