@@ -308,6 +308,48 @@ std::uint64_t about(Draw& d, std::uint64_t lo, std::uint64_t hi) {
   return lo + d.rng() % (hi - lo);
 }
 
+// The classes that differ only in an argument: JOIN or SPLIT (`split`) of 64-byte rows,
+// REVERSE along the rows or the last dimension (`inner`; columns drawn from `cols_lo` up),
+// GATHER_ND1 of rows of `row_bytes`.
+Class rows64_class(const char* name, bool split) {
+  return {name,
+          [split](Draw& d, int) {
+            const DataType t = d.type();
+            const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 7);
+            return rows64(d.bytes, t, pieces, d.leading(), split);
+          },
+          [split](std::uint64_t bytes) { return rows64(bytes, DataType::Float32, 4, {}, split); }};
+}
+
+Class reverse_class(const char* name, std::uint64_t cols_lo, bool inner) {
+  return {name,
+          [cols_lo, inner](Draw& d, int s) {
+            const DataType t = d.type();
+            const Sizes lead = d.leading();
+            const auto [rows, cols] = rows_cols(d, t, lead, about(d, cols_lo, 4096), s % 2 == 0);
+            return reverse(d, t, rows, cols, lead, inner);
+          },
+          [inner](std::uint64_t bytes) {
+            Draw d{std::mt19937(1), bytes};
+            return reverse(d, DataType::Float32, static_cast<std::uint32_t>(bytes / 4096), 1024, {},
+                           inner);
+          }};
+}
+
+Class gather_class(const char* name, std::uint32_t row_bytes) {
+  return {name,
+          [row_bytes](Draw& d, int) {
+            const DataType t = d.type();
+            Sizes lead = d.leading();
+            lead.resize(std::min<std::size_t>(lead.size(), 3));
+            return gather(d, t, row_bytes, lead);
+          },
+          [row_bytes](std::uint64_t bytes) {
+            Draw d{std::mt19937(1), bytes};
+            return gather(d, DataType::Float32, row_bytes, {});
+          }};
+}
+
 std::vector<Class> classes() {
   const DataType f32 = DataType::Float32;
   std::vector<Class> c;
@@ -316,29 +358,14 @@ std::vector<Class> classes() {
                  const DataType t = d.type();
                  const Sizes lead = d.leading();
                  const std::uint32_t cols = d.size_near(about(d, 16, 4096), s % 2 == 0);
-                 return join_axis0(d.bytes, t, cols, 2 + static_cast<std::uint32_t>(d.rng() % 3), lead);
+                 const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 3);
+                 return join_axis0(d.bytes, t, cols, pieces, lead);
                },
                [f32](std::uint64_t bytes) {
                  return join_axis0(bytes, f32, 1024, 2, {});
                }});
-  c.push_back({"join_rows64",
-               [](Draw& d, int) {
-                 const DataType t = d.type();
-                 const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 7);
-                 return rows64(d.bytes, t, pieces, d.leading(), false);
-               },
-               [f32](std::uint64_t bytes) {
-                 return rows64(bytes, f32, 4, {}, false);
-               }});
-  c.push_back({"split_rows64",
-               [](Draw& d, int) {
-                 const DataType t = d.type();
-                 const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 7);
-                 return rows64(d.bytes, t, pieces, d.leading(), true);
-               },
-               [f32](std::uint64_t bytes) {
-                 return rows64(bytes, f32, 4, {}, true);
-               }});
+  c.push_back(rows64_class("join_rows64", false));
+  c.push_back(rows64_class("split_rows64", true));
   c.push_back({"transposed",
                [](Draw& d, int s) {
                  const DataType t = d.type();
@@ -351,50 +378,10 @@ std::vector<Class> classes() {
                  const std::uint32_t rows = bytes >= (std::uint64_t{64} << 20) ? 16384 : 4096;
                  return transposed(f32, rows, static_cast<std::uint32_t>(bytes / 4 / rows), {});
                }});
-  c.push_back({"reverse_axis0",
-               [](Draw& d, int s) {
-                 const DataType t = d.type();
-                 const Sizes lead = d.leading();
-                 const auto [rows, cols] = rows_cols(d, t, lead, about(d, 64, 4096), s % 2 == 0);
-                 return reverse(d, t, rows, cols, lead, false);
-               },
-               [f32](std::uint64_t bytes) {
-                 Draw d{std::mt19937(1), bytes};
-                 return reverse(d, f32, static_cast<std::uint32_t>(bytes / 4096), 1024, {}, false);
-               }});
-  c.push_back({"reverse_inner",
-               [](Draw& d, int s) {
-                 const DataType t = d.type();
-                 const Sizes lead = d.leading();
-                 const auto [rows, cols] = rows_cols(d, t, lead, about(d, 16, 4096), s % 2 == 0);
-                 return reverse(d, t, rows, cols, lead, true);
-               },
-               [f32](std::uint64_t bytes) {
-                 Draw d{std::mt19937(1), bytes};
-                 return reverse(d, f32, static_cast<std::uint32_t>(bytes / 4096), 1024, {}, true);
-               }});
-  c.push_back({"gather_rows256",
-               [](Draw& d, int) {
-                 const DataType t = d.type();
-                 Sizes lead = d.leading();
-                 lead.resize(std::min<std::size_t>(lead.size(), 3));
-                 return gather(d, t, 256, lead);
-               },
-               [f32](std::uint64_t bytes) {
-                 Draw d{std::mt19937(1), bytes};
-                 return gather(d, f32, 256, {});
-               }});
-  c.push_back({"gather_rows64",
-               [](Draw& d, int) {
-                 const DataType t = d.type();
-                 Sizes lead = d.leading();
-                 lead.resize(std::min<std::size_t>(lead.size(), 3));
-                 return gather(d, t, 64, lead);
-               },
-               [f32](std::uint64_t bytes) {
-                 Draw d{std::mt19937(1), bytes};
-                 return gather(d, f32, 64, {});
-               }});
+  c.push_back(reverse_class("reverse_axis0", 64, false));
+  c.push_back(reverse_class("reverse_inner", 16, true));
+  c.push_back(gather_class("gather_rows256", 256));
+  c.push_back(gather_class("gather_rows64", 64));
   c.push_back({"scatter_perm_axis1",
                [](Draw& d, int s) {
                  const DataType t = d.type();
