@@ -39,7 +39,7 @@ using Sizes = std::vector<std::uint32_t>;
 // One prepared call: its tensors, their buffers and the call itself.
 struct Case {
   std::vector<std::unique_ptr<TensorDesc>> tensors;
-  std::vector<BufferTensorDesc> descs;  // filled by finish(), in the order of `tensors`
+  std::vector<BufferTensorDesc> descs;  // each tensor's, in the order of `tensors`
   std::vector<std::unique_ptr<AlignedBuffer>> buffers;
   std::uint64_t output_bytes = 0;
   std::function<void(Case&)> call;
@@ -47,13 +47,10 @@ struct Case {
   // A tensor and its buffer; returns its index.
   std::size_t add(DataType type, Sizes sizes, Sizes strides = {}) {
     tensors.push_back(std::make_unique<TensorDesc>(type, std::move(sizes), std::move(strides)));
+    descs.push_back(tensors.back()->desc());  // points into the TensorDesc, which never moves
     buffers.push_back(std::make_unique<AlignedBuffer>(
         static_cast<std::size_t>(tensors.back()->total_tensor_size_in_bytes)));
     return tensors.size() - 1;
-  }
-  void finish() {
-    descs.clear();
-    for (const auto& t : tensors) descs.push_back(t->desc());
   }
   // The shape, for the benchmark's label: each tensor's element bytes and sizes ("4:{64,256}").
   std::string label() const {
@@ -138,7 +135,6 @@ std::unique_ptr<Case> join_axis0(std::uint64_t bytes, DataType type, std::uint32
     const dmlref::JoinOperatorDesc jd{pieces, k.descs.data(), &k.descs[out], 0};
     dmlref::join(jd, inputs, k.out(out));
   };
-  c->finish();
   return c;
 }
 
@@ -169,7 +165,6 @@ std::unique_ptr<Case> rows64(std::uint64_t bytes, DataType type, std::uint32_t p
       dmlref::join(jd, ins, k.out(w));
     }
   };
-  c->finish();
   return c;
 }
 
@@ -195,7 +190,6 @@ std::unique_ptr<Case> transposed(DataType type, std::uint32_t rows, std::uint32_
                                       static_cast<std::uint32_t>(k.tensors[out]->sizes.size() - 1)};
     dmlref::join(jd, {k.in(in)}, k.out(out));
   };
-  c->finish();
   return c;
 }
 
@@ -222,7 +216,6 @@ std::unique_ptr<Case> reverse(Draw& d, DataType type, std::uint32_t rows, std::u
                                                      axis};
     dmlref::reverse_subsequences(rd, k.in(in), k.in(len), k.out(out));
   };
-  c->finish();
   return c;
 }
 
@@ -257,7 +250,6 @@ std::unique_ptr<Case> gather(Draw& d, DataType type, std::uint32_t row_bytes, co
                                            0};
     dmlref::gather_nd1(gd, k.in(in), k.in(ix), k.out(out));
   };
-  c->finish();
   return c;
 }
 
@@ -283,7 +275,6 @@ std::unique_ptr<Case> scatter(Draw& d, DataType type, std::uint32_t rows, std::u
                                          axis};
     dmlref::scatter(sd, k.in(in), k.in(ix), k.in(up), k.out(out));
   };
-  c->finish();
   return c;
 }
 
