@@ -65,6 +65,14 @@ inline double thread_cpu_seconds() noexcept {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
+// The median of v (0 when v is empty).
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
 // memcpy's speed by byte count in this process: the median rate of its timed loops of comparable
 // length (the runs Google Benchmark makes to pick an iteration count are much shorter than the
 // measured ones and are dropped; every repetition counts), so one loop slowed by a neighbour's
@@ -82,12 +90,7 @@ struct MemcpyRate {
     seconds += loop_seconds;
     if (loop_seconds > longest) longest = loop_seconds;
   }
-  double median() const {
-    std::vector<double> sorted = rates;
-    std::sort(sorted.begin(), sorted.end());
-    const std::size_t n = sorted.size();
-    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  }
+  double median() const { return bench::median(rates); }
 };
 inline std::map<std::uint64_t, MemcpyRate>& memcpy_rates() {
   static std::map<std::uint64_t, MemcpyRate> rates;

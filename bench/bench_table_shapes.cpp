@@ -15,6 +15,7 @@
 #include <dmlref/dmlref.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -38,7 +39,7 @@ using Sizes = std::vector<std::uint32_t>;
 // One prepared call: its tensors, their buffers and the call itself.
 struct Case {
   std::vector<std::unique_ptr<TensorDesc>> tensors;
-  std::vector<BufferTensorDesc> descs;  // filled by finish(), in the order of `tensors`
+  std::vector<BufferTensorDesc> descs;  // each tensor's, in the order of `tensors`
   std::vector<std::unique_ptr<AlignedBuffer>> buffers;
   std::uint64_t output_bytes = 0;
   std::function<void(Case&)> call;
@@ -46,13 +47,10 @@ struct Case {
   // A tensor and its buffer; returns its index.
   std::size_t add(DataType type, Sizes sizes, Sizes strides = {}) {
     tensors.push_back(std::make_unique<TensorDesc>(type, std::move(sizes), std::move(strides)));
+    descs.push_back(tensors.back()->desc());  // points into the TensorDesc, which never moves
     buffers.push_back(std::make_unique<AlignedBuffer>(
         static_cast<std::size_t>(tensors.back()->total_tensor_size_in_bytes)));
     return tensors.size() - 1;
-  }
-  void finish() {
-    descs.clear();
-    for (const auto& t : tensors) descs.push_back(t->desc());
   }
   // The shape, for the benchmark's label: each tensor's element bytes and sizes ("4:{64,256}").
   std::string label() const {
@@ -108,33 +106,28 @@ struct Draw {
   }
 };
 
-Sizes concat(Sizes a, std::initializer_list<std::uint32_t> b) {
-  a.insert(a.end(), b);
+Sizes concat(Sizes a, const Sizes& b) {
+  a.insert(a.end(), b.begin(), b.end());
   return a;
 }
 
 // ---- the classes -------------------------------------------------------------------------------
 
 // JOIN (or SPLIT) of 2-4 pieces along the outermost dimension.
-std::unique_ptr<Case> join_axis0(Draw d, DataType type, std::uint32_t cols, std::uint32_t pieces,
-                                 const Sizes& lead) {
+std::unique_ptr<Case> join_axis0(std::uint64_t bytes, DataType type, std::uint32_t cols,
+                                 std::uint32_t pieces, const Sizes& lead) {
   auto c = std::make_unique<Case>();
   const std::uint64_t per_row = std::uint64_t{cols} * element_bytes(type) * Draw::product(lead);
-  const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(pieces, d.bytes / per_row));
+  const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(pieces, bytes / per_row));
+  const Sizes inner = concat(lead, {cols});  // the sizes after the axis
   std::vector<std::size_t> in;
   std::uint32_t used = 0;
   for (std::uint32_t i = 0; i < pieces; ++i) {
     const std::uint32_t n = i + 1 == pieces ? rows - used : rows / pieces + (i % 2);
     used += n;
-    Sizes s = concat({n}, {});
-    s.insert(s.end(), lead.begin(), lead.end());
-    s.push_back(cols);
-    in.push_back(c->add(type, s));
+    in.push_back(c->add(type, concat({n}, inner)));
   }
-  Sizes whole{rows};
-  whole.insert(whole.end(), lead.begin(), lead.end());
-  whole.push_back(cols);
-  const std::size_t out = c->add(type, whole);
+  const std::size_t out = c->add(type, concat({rows}, inner));
   c->output_bytes = c->tensors[out]->total_tensor_size_in_bytes;
   c->call = [in, out, pieces](Case& k) {
     std::vector<dmlref::ConstBuffer> inputs;
@@ -142,19 +135,18 @@ std::unique_ptr<Case> join_axis0(Draw d, DataType type, std::uint32_t cols, std:
     const dmlref::JoinOperatorDesc jd{pieces, k.descs.data(), &k.descs[out], 0};
     dmlref::join(jd, inputs, k.out(out));
   };
-  c->finish();
   return c;
 }
 
 // JOIN (or SPLIT, `split`) of 2-8 pieces along the last dimension, each piece's rows 64 bytes.
-std::unique_ptr<Case> rows64(Draw d, DataType type, std::uint32_t pieces, const Sizes& lead,
-                             bool split) {
+std::unique_ptr<Case> rows64(std::uint64_t bytes, DataType type, std::uint32_t pieces,
+                             const Sizes& lead, bool split) {
   auto c = std::make_unique<Case>();
   const std::uint32_t width = 64 / element_bytes(type);
   const std::uint64_t per_row = std::uint64_t{64} * pieces * Draw::product(lead);
-  const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, d.bytes / per_row));
-  const Sizes piece = concat(concat(lead, {rows}), {width});
-  const Sizes whole = concat(concat(lead, {rows}), {width * pieces});
+  const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, bytes / per_row));
+  const Sizes piece = concat(lead, {rows, width});
+  const Sizes whole = concat(lead, {rows, width * pieces});
   std::vector<std::size_t> parts;
   for (std::uint32_t i = 0; i < pieces; ++i) parts.push_back(c->add(type, piece));
   const std::size_t w = c->add(type, whole);
@@ -173,7 +165,6 @@ std::unique_ptr<Case> rows64(Draw d, DataType type, std::uint32_t pieces, const 
       dmlref::join(jd, ins, k.out(w));
     }
   };
-  c->finish();
   return c;
 }
 
@@ -182,7 +173,7 @@ std::unique_ptr<Case> rows64(Draw d, DataType type, std::uint32_t pieces, const 
 std::unique_ptr<Case> transposed(DataType type, std::uint32_t rows, std::uint32_t cols,
                                  const Sizes& lead) {
   auto c = std::make_unique<Case>();
-  const Sizes sizes = concat(concat(lead, {rows}), {cols});
+  const Sizes sizes = concat(lead, {rows, cols});
   Sizes strides(sizes.size());
   strides[sizes.size() - 2] = 1;
   strides[sizes.size() - 1] = rows;
@@ -199,7 +190,6 @@ std::unique_ptr<Case> transposed(DataType type, std::uint32_t rows, std::uint32_
                                       static_cast<std::uint32_t>(k.tensors[out]->sizes.size() - 1)};
     dmlref::join(jd, {k.in(in)}, k.out(out));
   };
-  c->finish();
   return c;
 }
 
@@ -209,7 +199,7 @@ std::unique_ptr<Case> transposed(DataType type, std::uint32_t rows, std::uint32_
 std::unique_ptr<Case> reverse(Draw& d, DataType type, std::uint32_t rows, std::uint32_t cols,
                               const Sizes& lead, bool inner) {
   auto c = std::make_unique<Case>();
-  const Sizes sizes = concat(concat(lead, {rows}), {cols});
+  const Sizes sizes = concat(lead, {rows, cols});
   const auto axis = static_cast<std::uint32_t>(lead.size() + (inner ? 1 : 0));
   Sizes len_sizes = sizes;
   len_sizes[axis] = 1;
@@ -226,7 +216,6 @@ std::unique_ptr<Case> reverse(Draw& d, DataType type, std::uint32_t rows, std::u
                                                      axis};
     dmlref::reverse_subsequences(rd, k.in(in), k.in(len), k.out(out));
   };
-  c->finish();
   return c;
 }
 
@@ -239,7 +228,7 @@ std::unique_ptr<Case> gather(Draw& d, DataType type, std::uint32_t row_bytes, co
   const std::uint64_t out_rows = d.bytes / row_bytes;
   const std::uint64_t lead_count = Draw::product(lead);
   const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, out_rows / lead_count));
-  const Sizes in_sizes = concat(concat(lead, {rows}), {width});
+  const Sizes in_sizes = concat(lead, {rows, width});
   const auto rank = static_cast<std::uint32_t>(in_sizes.size());
   const std::uint32_t m = rank - 1;  // a coordinate per dimension but the row's
   Sizes ix_sizes(rank, 1);
@@ -261,7 +250,6 @@ std::unique_ptr<Case> gather(Draw& d, DataType type, std::uint32_t row_bytes, co
                                            0};
     dmlref::gather_nd1(gd, k.in(in), k.in(ix), k.out(out));
   };
-  c->finish();
   return c;
 }
 
@@ -269,7 +257,7 @@ std::unique_ptr<Case> gather(Draw& d, DataType type, std::uint32_t row_bytes, co
 std::unique_ptr<Case> scatter(Draw& d, DataType type, std::uint32_t rows, std::uint32_t cols,
                               const Sizes& lead) {
   auto c = std::make_unique<Case>();
-  const Sizes sizes = concat(concat(lead, {rows}), {cols});
+  const Sizes sizes = concat(lead, {rows, cols});
   const std::size_t in = c->add(type, sizes);
   const std::size_t ix = c->add(DataType::UInt32, sizes);
   const std::size_t up = c->add(type, sizes);
@@ -287,7 +275,6 @@ std::unique_ptr<Case> scatter(Draw& d, DataType type, std::uint32_t rows, std::u
                                          axis};
     dmlref::scatter(sd, k.in(in), k.in(ix), k.in(up), k.out(out));
   };
-  c->finish();
   return c;
 }
 
@@ -312,6 +299,48 @@ std::uint64_t about(Draw& d, std::uint64_t lo, std::uint64_t hi) {
   return lo + d.rng() % (hi - lo);
 }
 
+// The classes that differ only in an argument: JOIN or SPLIT (`split`) of 64-byte rows,
+// REVERSE along the rows or the last dimension (`inner`; columns drawn from `cols_lo` up),
+// GATHER_ND1 of rows of `row_bytes`.
+Class rows64_class(const char* name, bool split) {
+  return {name,
+          [split](Draw& d, int) {
+            const DataType t = d.type();
+            const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 7);
+            return rows64(d.bytes, t, pieces, d.leading(), split);
+          },
+          [split](std::uint64_t bytes) { return rows64(bytes, DataType::Float32, 4, {}, split); }};
+}
+
+Class reverse_class(const char* name, std::uint64_t cols_lo, bool inner) {
+  return {name,
+          [cols_lo, inner](Draw& d, int s) {
+            const DataType t = d.type();
+            const Sizes lead = d.leading();
+            const auto [rows, cols] = rows_cols(d, t, lead, about(d, cols_lo, 4096), s % 2 == 0);
+            return reverse(d, t, rows, cols, lead, inner);
+          },
+          [inner](std::uint64_t bytes) {
+            Draw d{std::mt19937(1), bytes};
+            return reverse(d, DataType::Float32, static_cast<std::uint32_t>(bytes / 4096), 1024, {},
+                           inner);
+          }};
+}
+
+Class gather_class(const char* name, std::uint32_t row_bytes) {
+  return {name,
+          [row_bytes](Draw& d, int) {
+            const DataType t = d.type();
+            Sizes lead = d.leading();
+            lead.resize(std::min<std::size_t>(lead.size(), 3));
+            return gather(d, t, row_bytes, lead);
+          },
+          [row_bytes](std::uint64_t bytes) {
+            Draw d{std::mt19937(1), bytes};
+            return gather(d, DataType::Float32, row_bytes, {});
+          }};
+}
+
 std::vector<Class> classes() {
   const DataType f32 = DataType::Float32;
   std::vector<Class> c;
@@ -320,29 +349,14 @@ std::vector<Class> classes() {
                  const DataType t = d.type();
                  const Sizes lead = d.leading();
                  const std::uint32_t cols = d.size_near(about(d, 16, 4096), s % 2 == 0);
-                 return join_axis0(d, t, cols, 2 + static_cast<std::uint32_t>(d.rng() % 3), lead);
+                 const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 3);
+                 return join_axis0(d.bytes, t, cols, pieces, lead);
                },
                [f32](std::uint64_t bytes) {
-                 return join_axis0({std::mt19937(1), bytes}, f32, 1024, 2, {});
+                 return join_axis0(bytes, f32, 1024, 2, {});
                }});
-  c.push_back({"join_rows64",
-               [](Draw& d, int) {
-                 const DataType t = d.type();
-                 const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 7);
-                 return rows64(d, t, pieces, d.leading(), false);
-               },
-               [f32](std::uint64_t bytes) {
-                 return rows64({std::mt19937(1), bytes}, f32, 4, {}, false);
-               }});
-  c.push_back({"split_rows64",
-               [](Draw& d, int) {
-                 const DataType t = d.type();
-                 const auto pieces = 2 + static_cast<std::uint32_t>(d.rng() % 7);
-                 return rows64(d, t, pieces, d.leading(), true);
-               },
-               [f32](std::uint64_t bytes) {
-                 return rows64({std::mt19937(1), bytes}, f32, 4, {}, true);
-               }});
+  c.push_back(rows64_class("join_rows64", false));
+  c.push_back(rows64_class("split_rows64", true));
   c.push_back({"transposed",
                [](Draw& d, int s) {
                  const DataType t = d.type();
@@ -355,50 +369,10 @@ std::vector<Class> classes() {
                  const std::uint32_t rows = bytes >= (std::uint64_t{64} << 20) ? 16384 : 4096;
                  return transposed(f32, rows, static_cast<std::uint32_t>(bytes / 4 / rows), {});
                }});
-  c.push_back({"reverse_axis0",
-               [](Draw& d, int s) {
-                 const DataType t = d.type();
-                 const Sizes lead = d.leading();
-                 const auto [rows, cols] = rows_cols(d, t, lead, about(d, 64, 4096), s % 2 == 0);
-                 return reverse(d, t, rows, cols, lead, false);
-               },
-               [f32](std::uint64_t bytes) {
-                 Draw d{std::mt19937(1), bytes};
-                 return reverse(d, f32, static_cast<std::uint32_t>(bytes / 4096), 1024, {}, false);
-               }});
-  c.push_back({"reverse_inner",
-               [](Draw& d, int s) {
-                 const DataType t = d.type();
-                 const Sizes lead = d.leading();
-                 const auto [rows, cols] = rows_cols(d, t, lead, about(d, 16, 4096), s % 2 == 0);
-                 return reverse(d, t, rows, cols, lead, true);
-               },
-               [f32](std::uint64_t bytes) {
-                 Draw d{std::mt19937(1), bytes};
-                 return reverse(d, f32, static_cast<std::uint32_t>(bytes / 4096), 1024, {}, true);
-               }});
-  c.push_back({"gather_rows256",
-               [](Draw& d, int) {
-                 const DataType t = d.type();
-                 Sizes lead = d.leading();
-                 lead.resize(std::min<std::size_t>(lead.size(), 3));
-                 return gather(d, t, 256, lead);
-               },
-               [f32](std::uint64_t bytes) {
-                 Draw d{std::mt19937(1), bytes};
-                 return gather(d, f32, 256, {});
-               }});
-  c.push_back({"gather_rows64",
-               [](Draw& d, int) {
-                 const DataType t = d.type();
-                 Sizes lead = d.leading();
-                 lead.resize(std::min<std::size_t>(lead.size(), 3));
-                 return gather(d, t, 64, lead);
-               },
-               [f32](std::uint64_t bytes) {
-                 Draw d{std::mt19937(1), bytes};
-                 return gather(d, f32, 64, {});
-               }});
+  c.push_back(reverse_class("reverse_axis0", 64, false));
+  c.push_back(reverse_class("reverse_inner", 16, true));
+  c.push_back(gather_class("gather_rows256", 256));
+  c.push_back(gather_class("gather_rows64", 64));
   c.push_back({"scatter_perm_axis1",
                [](Draw& d, int s) {
                  const DataType t = d.type();
@@ -420,9 +394,9 @@ std::uint64_t env_or(const char* name, std::uint64_t fallback) {
   return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-// Seconds per call of the fastest of `rounds` timings of `calls` calls of f.
+// Seconds per call of one timing of `calls` calls of f.
 template <class F>
-double best_seconds(F&& f, std::uint64_t calls) {
+double seconds_per_call(F&& f, std::uint64_t calls) {
   const auto t0 = std::chrono::steady_clock::now();
   for (std::uint64_t i = 0; i < calls; ++i) {
     f();
@@ -445,54 +419,66 @@ double memcpy_ratio(Case& c, std::uint64_t calls) {
   }
   double op = 1e30, copy = 1e30;
   for (int round = 0; round < 5; ++round) {
-    op = std::min(op, best_seconds([&] { c.call(c); }, calls));
-    copy = std::min(copy, best_seconds([&] { std::memcpy(dst->data(), src->data(), bytes); },
-                                       calls));
+    op = std::min(op, seconds_per_call([&] { c.call(c); }, calls));
+    copy = std::min(copy, seconds_per_call(
+                              [&] { std::memcpy(dst->data(), src->data(), bytes); }, calls));
   }
   return copy / op;
 }
 
-// The ratios each class's shapes reached, by thread setting (0: one thread, 1: all).
-std::map<std::string, std::array<std::vector<double>, 2>>& ratios() {
-  static std::map<std::string, std::array<std::vector<double>, 2>> r;
+// One shape's ratios. Google Benchmark first runs a benchmark with fewer iterations to pick the
+// count; only the runs with the most iterations (the one it reports, and its repetitions) count.
+struct ShapeRatios {
+  benchmark::IterationCount iterations = 0;
+  std::vector<double> runs;
+};
+
+// The ratios of each class's shapes, by thread setting (0: one thread, 1: all) and shape.
+std::map<std::string, std::array<std::map<int, ShapeRatios>, 2>>& ratios() {
+  static std::map<std::string, std::array<std::map<int, ShapeRatios>, 2>> r;
   return r;
 }
 
+// Runs one case; a matrix shape records its ratio as shape `shape` of class `record`.
 void run_case(benchmark::State& state, const Factory& make, bool all_threads,
-              const std::string& record) {
+              const std::string& record, int shape) {
   const std::unique_ptr<Case> c = make();
   dmlref::set_num_threads(all_threads ? 0 : 1);
   c->call(*c);  // first touch, and the pool started, outside the timing
-  std::uint64_t n = 0;
   for (auto _ : state) {
     c->call(*c);
     benchmark::ClobberMemory();
-    ++n;
   }
+  const auto n = static_cast<std::uint64_t>(state.iterations());
   const double ratio = memcpy_ratio(*c, std::clamp<std::uint64_t>(n / 5, 1, 20));
   dmlref::set_num_threads(0);
+  // Not bench::set_bytes_processed: its memcpy_ratio (memcpy timed on its own, a fresh 0.2 s for
+  // each new byte count) would replace the interleaved one.
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(c->output_bytes));
   state.counters["memcpy_ratio"] = ratio;
   state.SetLabel(c->label());
   state.counters["threads"] = all_threads ? dmlref::get_num_threads() : 1;
-  if (!record.empty()) ratios()[record][all_threads ? 1 : 0].push_back(ratio);
-  dmlref::bench::set_bytes_processed(state, c->output_bytes);
+  if (!record.empty()) {
+    ShapeRatios& r = ratios()[record][all_threads ? 1 : 0][shape];
+    if (state.iterations() > r.iterations) r = {state.iterations(), {}};
+    if (state.iterations() == r.iterations) r.runs.push_back(ratio);
+  }
 }
 
-double quantile(std::vector<double> v, bool median) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  if (!median) return v.front();
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
-
+// The minimum and the median over a class's shapes of each shape's ratio (the median of its
+// repetitions).
 void summary(benchmark::State& state, const std::string& name) {
   for (auto _ : state) benchmark::DoNotOptimize(name.data());
-  const auto& r = ratios()[name];
-  state.counters["min_1t"] = quantile(r[0], false);
-  state.counters["median_1t"] = quantile(r[0], true);
-  state.counters["min_all"] = quantile(r[1], false);
-  state.counters["median_all"] = quantile(r[1], true);
+  for (const bool all : {false, true}) {
+    std::vector<double> v;
+    for (const auto& [shape, r] : ratios()[name][all ? 1 : 0]) {
+      v.push_back(dmlref::bench::median(r.runs));
+    }
+    const std::string suffix = all ? "_all" : "_1t";
+    state.counters["min" + suffix] = v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+    state.counters["median" + suffix] = dmlref::bench::median(v);
+  }
 }
 
 [[maybe_unused]] const bool kRegistered = [] {
@@ -509,8 +495,8 @@ void summary(benchmark::State& state, const std::string& name) {
       for (const bool all : {false, true}) {
         const std::string name = std::string("matrix/") + k.name + "/" + std::to_string(s) +
                                  (all ? "/threads:all" : "/threads:1");
-        benchmark::RegisterBenchmark(name.c_str(), [make, all, k](benchmark::State& st) {
-          run_case(st, make, all, k.name);
+        benchmark::RegisterBenchmark(name.c_str(), [make, all, k, s](benchmark::State& st) {
+          run_case(st, make, all, k.name, s);
         })->UseRealTime()->MinTime(0.1);
       }
     }
@@ -526,7 +512,7 @@ void summary(benchmark::State& state, const std::string& name) {
         const std::string name = std::string("issue/") + k.name + "/" + std::to_string(mib) +
                                  (all ? "/threads:all" : "/threads:1");
         benchmark::RegisterBenchmark(name.c_str(), [make, all](benchmark::State& st) {
-          run_case(st, make, all, "");
+          run_case(st, make, all, "", 0);
         })->UseRealTime()->MinTime(0.1);
       }
     }

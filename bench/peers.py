@@ -124,39 +124,36 @@ def transposed(n, rng):
                  lambda: np.copyto(out, stored.T), lambda: tt.copy_(ts.t()), out, tt)
 
 
-def reverse_axis0(n, rng, full):
-    rows = n // 1024
-    x = rng.standard_normal((rows, 1024), dtype=np.float32)
-    xo = np.empty_like(x)
-    tx, txo = torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
-    lengths = (np.full((1, 1024), rows, np.uint32) if full
-               else rng.integers(0, rows + 1, (1, 1024), dtype=np.uint32))
-    if full:
-        return entry(lambda: dmlref.reverse_subsequences(x, lengths, axis=0, out=xo),
-                     lambda: np.copyto(xo, x[::-1]),
-                     lambda: txo.copy_(torch.flip(tx, (0,))), xo, txo)
-    row = np.arange(rows)[:, None]
-    src = np.where(row < lengths, lengths.astype(np.int64) - 1 - row, row)
-    flat = (src * 1024 + np.arange(1024)[None, :]).ravel()
-    idx = torch.from_numpy(np.ascontiguousarray(np.broadcast_to(src, (rows, 1024))))
+def rows_1024(n, rng):
+    """A random (n // 1024, 1024) input, a numpy output like it, and both for torch (the torch
+    output an array of its own)."""
+    x = rng.standard_normal((n // 1024, 1024), dtype=np.float32)
+    return x, np.empty_like(x), torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
+
+
+def reverse_full(n, rng):
+    x, xo, tx, txo = rows_1024(n, rng)
+    lengths = np.full((1, 1024), x.shape[0], np.uint32)
     return entry(lambda: dmlref.reverse_subsequences(x, lengths, axis=0, out=xo),
-                 lambda: np.take(x.ravel(), flat, out=xo.ravel()),
-                 lambda: torch.gather(tx, 0, idx, out=txo), xo, txo)
+                 lambda: np.copyto(xo, x[::-1]),
+                 lambda: txo.copy_(torch.flip(tx, (0,))), xo, txo)
 
 
-def reverse_inner(n, rng):
-    rows = n // 1024
-    x = rng.standard_normal((rows, 1024), dtype=np.float32)
-    xo = np.empty_like(x)
-    tx, txo = torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
-    lengths = rng.integers(0, 1025, (rows, 1), dtype=np.uint32)
-    col = np.arange(1024)[None, :]
-    src = np.where(col < lengths, lengths.astype(np.int64) - 1 - col, col)
-    flat = (np.arange(rows)[:, None] * 1024 + src).ravel()
+def reverse_random(n, rng, axis):
+    """A random length per column (axis 0) or per row (axis 1); numpy and torch read each element
+    from where the reversal takes it."""
+    x, xo, tx, txo = rows_1024(n, rng)
+    rows = x.shape[0]
+    lengths = rng.integers(0, x.shape[axis] + 1, (1, 1024) if axis == 0 else (rows, 1),
+                           dtype=np.uint32)
+    row, col = np.arange(rows)[:, None], np.arange(1024)[None, :]
+    at = row if axis == 0 else col
+    src = np.where(at < lengths, lengths.astype(np.int64) - 1 - at, at)  # (rows, 1024)
+    flat = (src * 1024 + col if axis == 0 else row * 1024 + src).ravel()
     idx = torch.from_numpy(src)
-    return entry(lambda: dmlref.reverse_subsequences(x, lengths, axis=1, out=xo),
+    return entry(lambda: dmlref.reverse_subsequences(x, lengths, axis=axis, out=xo),
                  lambda: np.take(x.ravel(), flat, out=xo.ravel()),
-                 lambda: torch.gather(tx, 1, idx, out=txo), xo, txo)
+                 lambda: torch.gather(tx, axis, idx, out=txo), xo, txo)
 
 
 def gather(n, rng, row_bytes):
@@ -173,12 +170,9 @@ def gather(n, rng, row_bytes):
 
 
 def scatter(n, rng):
-    rows = n // 1024
-    x = rng.standard_normal((rows, 1024), dtype=np.float32)
-    xo = np.empty_like(x)
-    tx, txo = torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
-    perm = np.argsort(rng.random((rows, 1024)), axis=1).astype(np.int64)
-    upd = rng.standard_normal((rows, 1024), dtype=np.float32)
+    x, xo, tx, txo = rows_1024(n, rng)
+    perm = np.argsort(rng.random(x.shape), axis=1).astype(np.int64)
+    upd = rng.standard_normal(x.shape, dtype=np.float32)
     tperm, tupd = torch.from_numpy(perm), torch.from_numpy(upd)
 
     def np_scatter():
@@ -200,11 +194,10 @@ CASES = [
     ("JOIN of rows of 64 B", join_rows64),
     ("SPLIT into rows of 64 B", split_rows64),
     ("transposed copy (4096 or 16384 rows, power-of-two strides)", transposed),
-    ("REVERSE_SUBSEQUENCES axis 0, one length per column, all full",
-     lambda n, rng: reverse_axis0(n, rng, True)),
+    ("REVERSE_SUBSEQUENCES axis 0, one length per column, all full", reverse_full),
     ("REVERSE_SUBSEQUENCES axis 0, one random length per column",
-     lambda n, rng: reverse_axis0(n, rng, False)),
-    ("REVERSE_SUBSEQUENCES along the inner axis", reverse_inner),
+     lambda n, rng: reverse_random(n, rng, 0)),
+    ("REVERSE_SUBSEQUENCES along the inner axis", lambda n, rng: reverse_random(n, rng, 1)),
     ("GATHER_ND1 rows of 256 B, random rows", lambda n, rng: gather(n, rng, 256)),
     ("GATHER_ND1 rows of 64 B, random rows", lambda n, rng: gather(n, rng, 64)),
     ("SCATTER, a permutation per row along axis 1", scatter),

@@ -12,6 +12,7 @@ macro stands for it in the single header) and include other dmlref headers as "d
 """
 
 import argparse
+import itertools
 import pathlib
 import re
 import sys
@@ -51,20 +52,14 @@ def amalgamate():
     # the stack of conditional branches open at a line (one id per #if, a new one per #else or
     # #elif); a header is inlined again only where no branch it was inlined in is still open.
     inlined = {}  # header -> the branch stacks it was inlined under
-    seen = set()
     out = []
     branches = []
-    next_branch = [0]
-
-    def new_branch():
-        next_branch[0] += 1
-        return next_branch[0]
+    branch_ids = itertools.count()
 
     def covered(name):
         return any(tuple(branches[:len(s)]) == s for s in inlined.get(name, []))
 
     def emit(name, chain):
-        seen.add(name)
         inlined.setdefault(name, []).append(tuple(branches))
         lines = read_header(name)
         if lines and lines[-1] == "":
@@ -78,9 +73,9 @@ def amalgamate():
             if PRAGMA_ONCE.match(line):
                 continue
             if CONDITIONAL_OPEN.match(line):
-                branches.append(new_branch())
+                branches.append(next(branch_ids))
             elif CONDITIONAL_BRANCH.match(line):
-                branches[-1] = new_branch()
+                branches[-1] = next(branch_ids)
             elif CONDITIONAL_CLOSE.match(line):
                 branches.pop()
             match = DMLREF_INCLUDE.match(line)
@@ -101,7 +96,7 @@ def amalgamate():
         "// run scripts/amalgamate.py. Holds, each once:",
     ]
     line = "//  "  # the header list, wrapped at 100 columns like the sources
-    for header in sorted(seen):
+    for header in sorted(inlined):
         if len(line) + len(header) + 1 > 100:
             preamble.append(line)
             line = "//  "
