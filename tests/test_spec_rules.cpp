@@ -162,6 +162,15 @@ TEST_CASE("spec JOIN/SPLIT feature levels: 1_0 lacks UINT8 too; JOIN's 3_0 row s
                      "InputTensors[0].DimensionCount 6 needs DML_FEATURE_LEVEL_4_1; the target is "
                      "DML_FEATURE_LEVEL_3_0 (which allows 4 to 5)");
   CHECK_NOTHROW(validate_join(six, JoinOptions{FeatureLevel::k4_1}));
+
+  // Both are introduced at 1_0, where 4-D FLOAT32 is admitted.
+  const TensorDesc f4in(DataType::Float32, {1, 1, 2, 2}), f4out(DataType::Float32, {1, 1, 2, 4});
+  const BufferTensorDesc f_ins[] = {f4in.desc(), f4in.desc()};
+  const BufferTensorDesc f_out = f4out.desc();
+  CHECK_NOTHROW(
+      validate_join(JoinOperatorDesc{2, f_ins, &f_out, 3}, JoinOptions{FeatureLevel::k1_0}));
+  CHECK_NOTHROW(validate_split(SplitOperatorDesc{&f_out, 2, f_ins, 3},
+                               SplitOptions{FeatureLevel::k1_0}));
 }
 
 // ---- GATHER_ND1 ---------------------------------------------------------------------------------
@@ -173,8 +182,8 @@ TEST_CASE("spec G10: a negative index wraps by the size of the dimension it addr
   const std::vector<std::int64_t> ix = {-1, -1, -2, -3};
   std::vector<float> out(2, -1.0f);
   gather_nd1(TensorView<const float>(in.data(), {2, 3}),
-             TensorView<const std::int64_t>(ix.data(), {2, 2}), TensorView<float>(out.data(), {1, 2}),
-             2, 2, 0);
+             TensorView<const std::int64_t>(ix.data(), {2, 2}),
+             TensorView<float>(out.data(), {1, 2}), 2, 2, 0);
   CHECK(out == std::vector<float>{5, 0});
   // 2 is legal in dimension 1 (size 3) but not in dimension 0 (size 2): the message names the
   // addressed dimension and its own range.
