@@ -59,6 +59,10 @@ RULES = [
      "have the same size in both"),
     (lambda: dmlref.gather_nd1(np.zeros((2, 3), F32), np.array([[0, -4]])),
      "G10", "indices[0, 1] is -4 but x.shape[1] is 3; indices must lie in [-3, 2]"),
+    # ONNX's result shape would need 7 + 7 = 14 dimensions; DirectML's output holds at most 8.
+    (lambda: dmlref.gather_nd1(np.zeros((2,) * 8, F32), np.zeros((2,) * 7 + (1,), np.int32)),
+     "G9", "the output needs (indices.ndim - 1) + (x.ndim - batch_dims - indices.shape[7]) = "
+     "7 + 7 = 14 dimensions but ndim is 8"),
     # REVERSE_SUBSEQUENCES: R1, R5 (negative axis), and uint64 lengths (R4) needing 5_0.
     (lambda: dmlref.reverse_subsequences(np.zeros((2, 3), F32), np.zeros((1, 2, 1), np.uint32),
                                          axis=1),
