@@ -226,6 +226,26 @@ TEST_CASE("spec R3: the rule's own example, input {2,3,4,5} with Axis 1 takes le
                      "dimension except Axis (2) must match");
 }
 
+TEST_CASE("spec R3: a dimension after Axis must match too") {
+  // The operator files break R3 on Axis itself or on a dimension before it only.
+  const TensorDesc in(DataType::Float32, {1, 1, 3, 4}), len(DataType::UInt32, {1, 1, 1, 3});
+  const BufferTensorDesc i = in.desc(), l = len.desc(), o = in.desc();
+  const char* message =
+      "REVERSE_SUBSEQUENCES: SequenceLengthsTensor.Sizes[3] is 3 but InputTensor.Sizes[3] is 4; "
+      "every dimension except Axis (2) must match";
+  DMLREF_CHECK_ERROR(validate_reverse_subsequences(ReverseSubsequencesOperatorDesc{&i, &l, &o, 2}),
+                     ErrorCode::R3, message);
+  const std::vector<float> x(12);
+  const std::vector<std::uint32_t> lengths(3, 2);
+  std::vector<float> out(12, -1.0f);
+  DMLREF_CHECK_ERROR(reverse_subsequences(TensorView<const float>(x.data(), {1, 1, 3, 4}),
+                                          TensorView<const std::uint32_t>(lengths.data(),
+                                                                          {1, 1, 1, 3}),
+                                          TensorView<float>(out.data(), {1, 1, 3, 4}), 2),
+                     ErrorCode::R3, message);
+  CHECK(out == std::vector<float>(12, -1.0f));
+}
+
 TEST_CASE("spec R semantics: a length beyond the axis clamps to it, 64-bit lengths included") {
   // A length of 2^32 + 2 must reverse the whole sequence; cut to 32 bits it would be 2.
   const std::vector<float> in = {1, 2, 3, 4, 5, 6, 7, 8};
