@@ -4,6 +4,7 @@
 #include "test_support.hpp"
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 
 namespace test_feature_level {  // this file's own names (tests/CMakeLists.txt: unity groups)
@@ -53,6 +54,26 @@ TEST_CASE("FeatureLevel: numeric values are DML_FEATURE_LEVEL's") {
   // Ordering by value is ordering by age, which check_support relies on.
   CHECK(FeatureLevel::k2_1 < FeatureLevel::k3_0);
   CHECK(FeatureLevel::k4_1 < FeatureLevel::k5_0);
+}
+
+TEST_CASE("find_feature_level reads the spellings users type, and only those") {
+  CHECK(dmlref::find_feature_level("4_1") == FeatureLevel::k4_1);
+  CHECK(dmlref::find_feature_level("4.1") == FeatureLevel::k4_1);
+  CHECK(dmlref::find_feature_level("DML_FEATURE_LEVEL_4_1") == FeatureLevel::k4_1);
+  CHECK(dmlref::find_feature_level("DML_FEATURE_LEVEL_6.4") == FeatureLevel::k6_4);
+  CHECK(dmlref::find_feature_level("1_0") == FeatureLevel::k1_0);
+  CHECK_FALSE(dmlref::find_feature_level("04_1").has_value());
+  CHECK_FALSE(dmlref::find_feature_level("4_2").has_value());
+  CHECK_FALSE(dmlref::find_feature_level("4").has_value());
+  CHECK_FALSE(dmlref::find_feature_level("").has_value());
+  CHECK_FALSE(dmlref::find_feature_level("DML_FEATURE_LEVEL_").has_value());
+  CHECK(dmlref::feature_level_short_name(FeatureLevel::k5_2) == "5_2");
+  for (FeatureLevel level : dmlref::kFeatureLevels) {
+    CHECK(dmlref::is_known(level));
+    CHECK(dmlref::find_feature_level(dmlref::feature_level_short_name(level)) == level);
+    CHECK(dmlref::find_feature_level(dmlref::feature_level_name(level)) == level);
+  }
+  CHECK(std::size(dmlref::kFeatureLevels) == 15);
 }
 
 TEST_CASE("feature_level_name spells DirectML's constant, or says it is not one") {

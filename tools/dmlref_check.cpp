@@ -187,16 +187,14 @@ std::vector<std::uint32_t> parse_list(const std::string& text) {
   }
 }
 
-using dmlref_suite::find_feature_level;  // --feature-level's spellings, as generate takes them
-
 CLI::Validator feature_level_name_check() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        if (find_feature_level(text)) return {};
+        if (dmlref::find_feature_level(text)) return {};
         std::string known;
-        for (FeatureLevel level : dmlref_suite::kFeatureLevels) {
+        for (FeatureLevel level : dmlref::kFeatureLevels) {
           if (!known.empty()) known += ' ';
-          known.append(feature_level_name(level), dmlref_suite::kFeatureLevelPrefix.size());
+          known += dmlref::feature_level_short_name(level);
         }
         return text + " is not a DirectML feature level (" + known + ")";
       },
@@ -513,7 +511,7 @@ std::vector<std::uint32_t> padded(const std::vector<std::uint32_t>& sizes, std::
 class Checker {
  public:
   explicit Checker(Args args) : args_(std::move(args)) {
-    if (args_.has("--feature-level")) level_ = *find_feature_level(args_.one("--feature-level"));
+    if (args_.has("--feature-level")) level_ = *dmlref::find_feature_level(args_.one("--feature-level"));
     if (args_.has("--max-report")) {
       compare_.max_report = static_cast<std::size_t>(parse_uint(args_.one("--max-report"), 1000000000));
     }

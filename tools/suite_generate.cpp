@@ -1025,7 +1025,7 @@ Written write_case(const fs::path& suite, const std::string& op, const std::stri
   Json case_json = Json::object();
   case_json.set("op", op);
   case_json.set("valid", valid);
-  case_json.set("feature_level", level_short_name(level));
+  case_json.set("feature_level", dmlref::feature_level_short_name(level));
   case_json.set("why", p.why);
   if (!valid) {
     case_json.set("rule", p.rule);
@@ -1120,7 +1120,7 @@ Written write_case(const fs::path& suite, const std::string& op, const std::stri
 // The suite's own README and runners
 
 std::string dx_level(FeatureLevel level) {
-  std::string s = level_short_name(level);
+  std::string s = dmlref::feature_level_short_name(level);
   s[1] = '.';
   return s;
 }
@@ -1340,7 +1340,7 @@ Json build_suite(const GenerateArgs& a, const fs::path& tmp, std::ostream& log) 
   Json manifest = Json::object();
   manifest.set("generator", std::string("dmlref-check ") + DMLREF_VERSION_STRING);
   manifest.set("seed", a.seed);
-  manifest.set("feature_level", level_short_name(a.level));
+  manifest.set("feature_level", dmlref::feature_level_short_name(a.level));
   Json& cases = manifest.set("cases", Json::array());
   std::uint64_t written = 0;
   for (OpPlans& p : plans) {

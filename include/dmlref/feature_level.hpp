@@ -1,6 +1,7 @@
 // dmlref: DirectML feature levels and the per-tensor support tables of the operator pages.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -56,6 +57,35 @@ inline std::string feature_level_name(FeatureLevel level) {
     return s;
   }() + " (not a DML_FEATURE_LEVEL)";
   return "DML_FEATURE_LEVEL_" + std::to_string(v >> 12) + "_" + std::to_string((v >> 8) & 0xF);
+}
+
+// "4_1": the name without its DML_FEATURE_LEVEL_ prefix, as the CLI and Python spell it.
+inline std::string feature_level_short_name(FeatureLevel level) {
+  std::string name = feature_level_name(level);
+  return is_known(level) ? name.substr(sizeof("DML_FEATURE_LEVEL_") - 1) : name;
+}
+
+// Every DML_FEATURE_LEVEL, oldest first.
+inline constexpr FeatureLevel kFeatureLevels[] = {
+    FeatureLevel::k1_0, FeatureLevel::k2_0, FeatureLevel::k2_1, FeatureLevel::k3_0,
+    FeatureLevel::k3_1, FeatureLevel::k4_0, FeatureLevel::k4_1, FeatureLevel::k5_0,
+    FeatureLevel::k5_1, FeatureLevel::k5_2, FeatureLevel::k6_0, FeatureLevel::k6_1,
+    FeatureLevel::k6_2, FeatureLevel::k6_3, FeatureLevel::k6_4};
+
+// The level a user's text names: "4_1", "4.1" or "DML_FEATURE_LEVEL_4_1" (feature_level_name's
+// spelling); nothing where it names none. The CLI's --feature-level and Python's feature_level=.
+inline std::optional<FeatureLevel> find_feature_level(std::string_view text) {
+  constexpr std::string_view kPrefix = "DML_FEATURE_LEVEL_";
+  if (text.substr(0, kPrefix.size()) == kPrefix) text.remove_prefix(kPrefix.size());
+  for (FeatureLevel level : kFeatureLevels) {
+    const std::string short_name = feature_level_short_name(level);
+    if (text.size() == short_name.size() &&
+        std::equal(text.begin(), text.end(), short_name.begin(),
+                   [](char t, char n) { return t == n || (t == '.' && n == '_'); })) {
+      return level;
+    }
+  }
+  return std::nullopt;
 }
 
 // One row of a page's "Tensor support" table: from `level` on, this tensor takes these dimension

@@ -960,22 +960,14 @@ void check_caller_aliasing(std::string_view op, const std::vector<const Operand*
 
 // ---- arguments ----------------------------------------------------------------------------------
 
-// "4_1", "4.1" or "DML_FEATURE_LEVEL_4_1" (feature_level_name's spelling); None is the newest.
+// "4_1", "4.1" or "DML_FEATURE_LEVEL_4_1" (dmlref::find_feature_level); None is the newest.
 FeatureLevel parse_feature_level(std::string_view op, const std::optional<std::string>& text) {
   if (!text) return dmlref::kLatestFeatureLevel;
-  constexpr std::string_view kPrefix = "DML_FEATURE_LEVEL_";
-  std::string name = text->rfind(kPrefix, 0) == 0 ? "" : std::string(kPrefix);
-  name += *text;
-  std::replace(name.begin(), name.end(), '.', '_');
+  if (const auto level = dmlref::find_feature_level(*text)) return *level;
   std::string known;
-  for (auto v = static_cast<std::uint32_t>(FeatureLevel::k1_0);
-       v <= static_cast<std::uint32_t>(dmlref::kLatestFeatureLevel); v += 0x100) {
-    const auto level = static_cast<FeatureLevel>(v);
-    if (!dmlref::is_known(level)) continue;
-    const std::string level_name = dmlref::feature_level_name(level);
-    if (level_name == name) return level;
+  for (FeatureLevel level : dmlref::kFeatureLevels) {
     if (!known.empty()) known += ", ";
-    known.append(level_name, kPrefix.size());
+    known += dmlref::feature_level_short_name(level);
   }
   fail(ErrorCode::InvalidOption, op, ": feature_level '", *text,
        "' is not a DirectML feature level (", known, ")");
