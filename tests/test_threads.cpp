@@ -246,14 +246,23 @@ TEST_CASE_TEMPLATE("threads: every operator's fast path equals the golden loop, 
   for (const std::uint32_t threads : kThreadCounts) {
     std::mt19937 rng(20261126u + threads * 101u + static_cast<unsigned>(sizeof(T)));
     const Split split(threads);
-    diff_strided_copy<T>(threads, rng);
-    diff_join_split<T>(threads, rng);
-    diff_scatter<T, std::int32_t>(threads, rng);
-    diff_scatter<T, std::uint64_t>(threads, rng);
-    diff_gather<T, std::int64_t>(threads, rng);
-    diff_gather<T, std::uint32_t>(threads, rng);
-    diff_reverse<T, std::uint32_t>(threads, rng);
-    diff_reverse<T, std::uint64_t>(threads, rng);
+    // Each diff must reach the pool on more than one thread (and never on one): a split that
+    // stopped happening would still give the golden result, on the calling thread alone.
+    const auto split_happens = [threads](const char* op, auto diff) {
+      const std::uint64_t before = detail::ThreadPool::instance().calls();
+      diff();
+      CAPTURE(op);
+      CAPTURE(threads);
+      CHECK((detail::ThreadPool::instance().calls() > before) == (threads > 1));
+    };
+    split_happens("strided_copy", [&] { diff_strided_copy<T>(threads, rng); });
+    split_happens("join, split", [&] { diff_join_split<T>(threads, rng); });
+    split_happens("scatter", [&] { diff_scatter<T, std::int32_t>(threads, rng); });
+    split_happens("scatter", [&] { diff_scatter<T, std::uint64_t>(threads, rng); });
+    split_happens("gather_nd1", [&] { diff_gather<T, std::int64_t>(threads, rng); });
+    split_happens("gather_nd1", [&] { diff_gather<T, std::uint32_t>(threads, rng); });
+    split_happens("reverse_subsequences", [&] { diff_reverse<T, std::uint32_t>(threads, rng); });
+    split_happens("reverse_subsequences", [&] { diff_reverse<T, std::uint64_t>(threads, rng); });
   }
 }
 
@@ -277,9 +286,32 @@ TEST_CASE("threads: the runtime layer splits as the typed one, on 3 threads") {
   const auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
   reference::scatter(desc, {in.data(), bytes(in)}, {ix.data(), bytes(ix)}, {up.data(), bytes(up)},
                      {golden.data(), bytes(golden)});
+  const std::uint64_t before = detail::ThreadPool::instance().calls();
   scatter(desc, {in.data(), bytes(in)}, {ix.data(), bytes(ix)}, {up.data(), bytes(up)},
           {fast.data(), bytes(fast)});
+  CHECK(detail::ThreadPool::instance().calls() > before);  // it did split
   CHECK(same_buffers(golden, fast));
+  // JOIN of {6, 7, 5}, {6, 1, 5} and {6, 32, 5} into in_sizes (rows moved side by side).
+  const std::vector<std::vector<std::uint32_t>> piece_sizes = {{6, 7, 5}, {6, 1, 5}, {6, 32, 5}};
+  std::vector<TensorDesc> piece_descs;
+  std::vector<BufferTensorDesc> pieces;
+  std::vector<std::vector<float>> piece_data;
+  std::vector<ConstBuffer> piece_buffers;
+  for (const auto& sizes : piece_sizes) {
+    piece_descs.emplace_back(DataType::Float32, sizes);
+    piece_data.push_back(test::distinct_buffer<float>(6 * sizes[1] * 5, 100 * piece_data.size()));
+  }
+  for (std::size_t k = 0; k < piece_sizes.size(); ++k) {
+    pieces.push_back(piece_descs[k].desc());
+    piece_buffers.push_back({piece_data[k].data(), bytes(piece_data[k])});
+  }
+  const JoinOperatorDesc join_desc{3, pieces.data(), &descs[0], 1};
+  std::vector<float> join_golden(in.size()), join_fast(in.size());
+  reference::join(join_desc, piece_buffers, {join_golden.data(), bytes(join_golden)});
+  const std::uint64_t join_before = detail::ThreadPool::instance().calls();
+  join(join_desc, piece_buffers, {join_fast.data(), bytes(join_fast)});
+  CHECK(detail::ThreadPool::instance().calls() > join_before);
+  CHECK(same_buffers(join_golden, join_fast));
 }
 
 TEST_CASE("threads: a small call stays on the calling thread, a large one uses the pool") {
