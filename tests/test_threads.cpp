@@ -8,6 +8,8 @@
 #include "test_support.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -424,6 +426,33 @@ TEST_CASE("threads: the split into parts follows size, thread count and nesting"
   });
   set_num_threads(0);
   CHECK(std::all_of(inner.begin(), inner.end(), [](std::size_t p) { return p == 1; }));
+}
+
+TEST_CASE("threads: a plan splits along a dimension with a position for every part") {
+  // {3, 2^20} float32 (12 MiB, rows padded so they do not merge) on 4 threads: 16 parts, each
+  // all 3 rows of a range of columns, not 3 parts (one per row) that leave a thread idle.
+  set_num_threads(4);
+  const std::uint32_t sizes[] = {3, 1u << 20};
+  std::array<std::array<std::int64_t, kMaxRank>, 1> strides{};
+  strides[0][0] = (std::int64_t{1} << 20) + 16;
+  strides[0][1] = 1;
+  const detail::CopyPlan plan = detail::make_copy_plan(sizes, strides);
+  REQUIRE(plan.rank == 2);
+  // Each part's first column is its base (column stride 1): their sum and count say the parts
+  // are the 16 equal ranges of columns.
+  std::atomic<std::uint64_t> parts{0}, columns{0}, rows{0}, firsts{0};
+  detail::for_each_plan_part(plan, 12u << 20, [&](const detail::CopyPlan& part,
+                                                  const detail::PlanBase& base) {
+    parts.fetch_add(1);
+    columns.fetch_add(part.sizes[1]);
+    rows.fetch_add(part.sizes[0]);
+    firsts.fetch_add(static_cast<std::uint64_t>(base[0]));
+  });
+  set_num_threads(0);
+  CHECK(parts.load() == 16);
+  CHECK(columns.load() == std::uint64_t{1} << 20);
+  CHECK(rows.load() == 3 * 16);
+  CHECK(firsts.load() == (std::uint64_t{1} << 16) * (0 + 15) * 16 / 2);
 }
 
 TEST_CASE("threads: parallel_ranges covers every item once, in consecutive ranges") {

@@ -267,11 +267,13 @@ inline CopyPlan plan_slice(const CopyPlan& plan, std::uint32_t d, std::uint64_t 
 template <class F>
 void for_each_plan_part(const CopyPlan& plan, std::uint64_t bytes, F&& f,
                         std::uint32_t allowed = ~0u) {
-  std::size_t parts = plan.empty() ? 1 : parallel_parts(bytes, 2);
+  // The parts the size and thread count allow, whatever the shape: split_dimension looks for a
+  // dimension with that many positions, then the split takes at most one part per position.
+  std::size_t parts = plan.empty() ? 1 : parallel_parts(bytes, ~std::uint64_t{0});
   std::uint32_t d = plan.rank;
   if (parts > 1) {
     d = split_dimension(plan, parts, allowed);
-    if (d < plan.rank) parts = parallel_parts(bytes, plan.sizes[d]);
+    if (d < plan.rank && plan.sizes[d] < parts) parts = static_cast<std::size_t>(plan.sizes[d]);
   }
   if (parts <= 1 || d == plan.rank) {
     f(plan, PlanBase{});
