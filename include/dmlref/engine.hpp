@@ -1143,12 +1143,13 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   const std::uint64_t n = plan.axis_size;
   const bool side_by_side =
       !(plan.in_step == 1 && plan.out_step == 1) && plan.walk.inner_size() > 1;
-  if (side_by_side && n >= parallel_parts(bytes, ~std::uint64_t{0})) {
+  const std::size_t parts = parallel_parts(bytes, ~std::uint64_t{0});
+  if (side_by_side && n >= parts) {
     // Runs side by side, walked one axis position at a time: where the axis has a position for
     // every part, threads take consecutive ranges of it (source positions where a chunk's runs
     // share a length, output positions otherwise), so each reads and writes whole rows of
     // neighbouring elements, not a few columns of every row.
-    parallel_ranges(parallel_parts(bytes, n), n, [&](std::uint64_t a0, std::uint64_t a1) {
+    parallel_ranges(parts, n, [&](std::uint64_t a0, std::uint64_t a1) {
       reverse_runs_part(plan, PlanBase{}, in, lengths, out, lengths_of, stream, a0, a1);
     });
     return;

@@ -955,9 +955,6 @@ template <class T>
 void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
                     std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
   const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(T);
-  if (bytes < parallel_min_bytes) {
-    return copy_with_plan_on_thread(plan, src, dst, stream, memcpy_min_run_bytes);
-  }
   for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& base) {
     copy_with_plan_on_thread(part, src + base[0], dst + base[1], stream, memcpy_min_run_bytes);
   });
