@@ -46,20 +46,19 @@ static_assert(std::is_trivially_copyable_v<CopyPlan>);
 inline constexpr std::uint64_t kIndexChunk = 256;
 
 // Calls f(o, start, count) for every chunk of at most kIndexChunk elements of every innermost run
-// of a three-operand walk: o the run's offsets (plus `base`, a part's place in the whole walk:
+// of a three-operand walk: o the run's offsets (from `base`, a part's place in the whole walk:
 // for_each_plan_part), start the chunk's first position in the run. An f that returns bool stops
 // the walk by returning true (call_until).
 template <class F>
 void walk_index_chunks(const CopyPlan& walk, F&& f, const PlanBase& base = {}) {
   const std::uint64_t n = walk.inner_size();
-  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& run) {
-    const std::array<std::int64_t, 3> o{run[0] + base[0], run[1] + base[1], run[2] + base[2]};
+  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& o) {
     for (std::uint64_t c0 = 0; c0 < n; c0 += kIndexChunk) {
       const auto start = static_cast<std::int64_t>(c0);
       if (call_until(f, o, start, std::min(kIndexChunk, n - c0))) return true;
     }
     return false;
-  });
+  }, base);
 }
 
 // ---- blocks: pieces of one whole tensor along an axis ------------------------------------------
@@ -869,11 +868,11 @@ inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_
         const auto b = static_cast<std::int64_t>(begin);
         for (std::size_t k = 0; k < 4; ++k) {
           slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, part_run - begin));
-          slab.offsets[k] = base[k] + o[k] + b * slab.layouts[k].strides[0];
+          slab.offsets[k] = o[k] + b * slab.layouts[k].strides[0];
         }
         move(context, slab);
       }
-    });
+    }, base);
   });
 }
 
@@ -1044,8 +1043,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
       }
     };
     std::array<std::uint64_t, kIndexChunk> length;
-    walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& run) {
-      const std::array<std::int64_t, 3> o{run[0] + base[0], run[1] + base[1], run[2] + base[2]};
+    walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& o) {
       std::uint64_t l0 = 0;
       bool one_length = true;
       for (std::uint64_t c0 = 0; one_length && c0 < inner; c0 += kIndexChunk) {
@@ -1096,7 +1094,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
           }
         }
       }
-    });
+    }, base);
     if (stream) stream_fence();
     return;
   }
