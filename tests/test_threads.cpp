@@ -328,6 +328,21 @@ TEST_CASE("threads: a small call stays on the calling thread, a large one uses t
   const std::uint64_t before = pool.calls();
   join<float>(pieces, TensorView<float>(out.data(), {64, 64}), 1);
   CHECK(pool.calls() == before);
+  // Nor does any other operator's small call (8 KiB each), index passes included.
+  const TensorView<const float> piece = pieces[0];
+  const TensorView<float> half(out.data(), {64, 32});
+  strided_copy<float>(piece, half);
+  std::vector<std::uint32_t> lengths(64, 20);
+  reverse_subsequences<float, std::uint32_t>(
+      piece, TensorView<const std::uint32_t>(lengths.data(), {64, 1}), half, 1);
+  std::vector<std::int32_t> index(64 * 32);
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<std::int32_t>(i * 7 % 64);
+  gather_nd1<float, std::int32_t>(piece, TensorView<const std::int32_t>(index.data(), {64, 1}),
+                                  half, 2, 2, 0);
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<std::int32_t>(i % 32);
+  scatter<float, std::int32_t>(piece, TensorView<const std::int32_t>(index.data(), {64, 32}),
+                               pieces[1], half, 1);
+  CHECK(pool.calls() == before);
   {
     const Split split(8);  // the same call, split
     join<float>(pieces, TensorView<float>(out.data(), {64, 64}), 1);
