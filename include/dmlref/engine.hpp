@@ -288,9 +288,10 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   if (whole_blocks != 0) {
     // With a block for every thread (JOIN or SPLIT of many pieces along the outermost axis),
     // threads take ranges of blocks, each copied on one thread; with fewer, the blocks go one
-    // after the other, each split between the threads by its own copy.
-    const std::size_t parts =
-        whole_blocks >= threads_for_call() ? parallel_parts(whole_bytes, p.count) : 1;
+    // after the other, each split between the threads by its own copy. (The size first: a small
+    // call does not look up the thread count.)
+    std::size_t parts = parallel_parts(whole_bytes, p.count);
+    if (parts > 1 && whole_blocks < threads_for_call()) parts = 1;
     parallel_ranges(parts, p.count, [&](std::uint64_t first, std::uint64_t last) {
       std::int64_t at = 0;
       for (std::size_t i = 0; i < first; ++i) at += p.at(p.pieces, i).layout->sizes[axis];
