@@ -456,12 +456,16 @@ namespace test_fastpath_engine {
 
 namespace {
 
-// Gathers rows of `width` elements into an output of 8 MiB at `shift` elements from a 16-byte
-// boundary, and checks every row against the input row its index selects.
+// Gathers rows of `width` elements into an output of at least kStreamMinBytes (8 MiB, so the
+// rows stream) at `shift` elements from a 16-byte boundary, and checks every row against the
+// input row its index selects.
 template <class T>
 bool gathered_rows_match(std::uint32_t width, std::size_t shift) {
   constexpr std::uint32_t kInputRows = 7;
-  const auto rows = static_cast<std::uint32_t>((8u << 20) / (width * sizeof(T)));
+  const std::uint64_t row_bytes = width * sizeof(T);
+  // Rounded up: 8 MiB is no whole number of 80-byte rows, and one row fewer would not stream.
+  const auto rows =
+      static_cast<std::uint32_t>((dmlref::detail::kStreamMinBytes + row_bytes - 1) / row_bytes);
   const std::vector<T> in = distinct_buffer<T>(std::size_t{kInputRows} * width);
   std::vector<std::int64_t> index(rows);
   for (std::uint32_t i = 0; i < rows; ++i) index[i] = (i * 5u + 3u) % kInputRows;

@@ -104,7 +104,7 @@ void diff_random_cases(std::uint32_t seed) {
 // its own per run: each run's extent along the axis overflows the L1 cache even 16 runs at a time
 // (n elements of any type span more than 1 KiB), so the fast path takes whole chunks of runs
 // and asks for elements rows ahead. Fewer runs than a chunk, and more (chunks of 256), on 1 and
-// 3 threads.
+// 3 threads (the axis split in ranges).
 template <class T, class L>
 void diff_long_axes(std::uint32_t seed) {
   std::mt19937 rng(seed);
@@ -128,11 +128,22 @@ void diff_long_axes(std::uint32_t seed) {
     const TensorView<const T> input(in_buffer.data() + in.origin, in.layout);
     reference::reverse_subsequences<T, L>(
         input, lengths, TensorView<T>(golden.data() + out.origin, out.layout), axis);
+    // These tensors are mostly under the size the engine splits at: lower it for the call, so
+    // that 3 threads do take ranges of the axis (and put back what it was: the split runs of
+    // test_fastpath lower it for every call).
+    const std::uint64_t min_bytes = detail::parallel_min_bytes;
+    const std::uint64_t part_bytes = detail::parallel_part_bytes;
+    detail::parallel_min_bytes = detail::parallel_part_bytes = 1;
     set_num_threads(threads);
+    const std::uint64_t before = detail::ThreadPool::instance().calls();
     reverse_subsequences<T, L>(input, lengths, TensorView<T>(fast.data() + out.origin, out.layout),
                                axis);
+    const bool pooled = detail::ThreadPool::instance().calls() > before;
     set_num_threads(0);
+    detail::parallel_min_bytes = min_bytes;
+    detail::parallel_part_bytes = part_bytes;
     CAPTURE(threads);
+    CHECK(pooled == (threads > 1));
     check_golden_equals_fast(iteration, axis, same_buffers(golden, fast), in.layout);
   }
 }

@@ -5,7 +5,9 @@
 // the golden loop holds on every split the engine can make too.
 #include "test_support.hpp"
 
+#include <cstdint>
 #include <cstdlib>
+#include <vector>
 
 namespace test_fastpath_threads {  // this file's own names (tests/CMakeLists.txt: unity groups)
 
@@ -24,6 +26,16 @@ const bool split_everything = [] {
 TEST_CASE("threads: test_fastpath runs split as DMLREF_TEST_SPLIT asks") {
   CHECK(split_everything == (std::getenv("DMLREF_TEST_SPLIT") != nullptr));
   CHECK((dmlref::detail::parallel_min_bytes == 1) == split_everything);
+  // And a copy of 64 bytes then does reach the pool, wherever more than one thread is asked for:
+  // a run that never split would prove nothing about the threads.
+  const std::vector<std::uint8_t> in = dmlref::test::distinct_buffer<std::uint8_t>(64);
+  std::vector<std::uint8_t> out(64);
+  const std::uint64_t before = dmlref::detail::ThreadPool::instance().calls();
+  dmlref::strided_copy<std::uint8_t>(dmlref::TensorView<const std::uint8_t>(in.data(), {8, 8}),
+                                     dmlref::TensorView<std::uint8_t>(out.data(), {8, 8}));
+  CHECK((dmlref::detail::ThreadPool::instance().calls() > before) ==
+        (split_everything && dmlref::get_num_threads() > 1));
+  CHECK(in == out);
 }
 
 }  // namespace test_fastpath_threads

@@ -8,6 +8,8 @@
 #include "test_support.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -246,14 +248,23 @@ TEST_CASE_TEMPLATE("threads: every operator's fast path equals the golden loop, 
   for (const std::uint32_t threads : kThreadCounts) {
     std::mt19937 rng(20261126u + threads * 101u + static_cast<unsigned>(sizeof(T)));
     const Split split(threads);
-    diff_strided_copy<T>(threads, rng);
-    diff_join_split<T>(threads, rng);
-    diff_scatter<T, std::int32_t>(threads, rng);
-    diff_scatter<T, std::uint64_t>(threads, rng);
-    diff_gather<T, std::int64_t>(threads, rng);
-    diff_gather<T, std::uint32_t>(threads, rng);
-    diff_reverse<T, std::uint32_t>(threads, rng);
-    diff_reverse<T, std::uint64_t>(threads, rng);
+    // Each diff must reach the pool on more than one thread (and never on one): a split that
+    // stopped happening would still give the golden result, on the calling thread alone.
+    const auto split_happens = [threads](const char* op, auto diff) {
+      const std::uint64_t before = detail::ThreadPool::instance().calls();
+      diff();
+      CAPTURE(op);
+      CAPTURE(threads);
+      CHECK((detail::ThreadPool::instance().calls() > before) == (threads > 1));
+    };
+    split_happens("strided_copy", [&] { diff_strided_copy<T>(threads, rng); });
+    split_happens("join, split", [&] { diff_join_split<T>(threads, rng); });
+    split_happens("scatter", [&] { diff_scatter<T, std::int32_t>(threads, rng); });
+    split_happens("scatter", [&] { diff_scatter<T, std::uint64_t>(threads, rng); });
+    split_happens("gather_nd1", [&] { diff_gather<T, std::int64_t>(threads, rng); });
+    split_happens("gather_nd1", [&] { diff_gather<T, std::uint32_t>(threads, rng); });
+    split_happens("reverse_subsequences", [&] { diff_reverse<T, std::uint32_t>(threads, rng); });
+    split_happens("reverse_subsequences", [&] { diff_reverse<T, std::uint64_t>(threads, rng); });
   }
 }
 
@@ -277,9 +288,32 @@ TEST_CASE("threads: the runtime layer splits as the typed one, on 3 threads") {
   const auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
   reference::scatter(desc, {in.data(), bytes(in)}, {ix.data(), bytes(ix)}, {up.data(), bytes(up)},
                      {golden.data(), bytes(golden)});
+  const std::uint64_t before = detail::ThreadPool::instance().calls();
   scatter(desc, {in.data(), bytes(in)}, {ix.data(), bytes(ix)}, {up.data(), bytes(up)},
           {fast.data(), bytes(fast)});
+  CHECK(detail::ThreadPool::instance().calls() > before);  // it did split
   CHECK(same_buffers(golden, fast));
+  // JOIN of {6, 7, 5}, {6, 1, 5} and {6, 32, 5} into in_sizes (rows moved side by side).
+  const std::vector<std::vector<std::uint32_t>> piece_sizes = {{6, 7, 5}, {6, 1, 5}, {6, 32, 5}};
+  std::vector<TensorDesc> piece_descs;
+  std::vector<BufferTensorDesc> pieces;
+  std::vector<std::vector<float>> piece_data;
+  std::vector<ConstBuffer> piece_buffers;
+  for (const auto& sizes : piece_sizes) {
+    piece_descs.emplace_back(DataType::Float32, sizes);
+    piece_data.push_back(test::distinct_buffer<float>(6 * sizes[1] * 5, 100 * piece_data.size()));
+  }
+  for (std::size_t k = 0; k < piece_sizes.size(); ++k) {
+    pieces.push_back(piece_descs[k].desc());
+    piece_buffers.push_back({piece_data[k].data(), bytes(piece_data[k])});
+  }
+  const JoinOperatorDesc join_desc{3, pieces.data(), &descs[0], 1};
+  std::vector<float> join_golden(in.size()), join_fast(in.size());
+  reference::join(join_desc, piece_buffers, {join_golden.data(), bytes(join_golden)});
+  const std::uint64_t join_before = detail::ThreadPool::instance().calls();
+  join(join_desc, piece_buffers, {join_fast.data(), bytes(join_fast)});
+  CHECK(detail::ThreadPool::instance().calls() > join_before);
+  CHECK(same_buffers(join_golden, join_fast));
 }
 
 TEST_CASE("threads: a small call stays on the calling thread, a large one uses the pool") {
@@ -293,6 +327,21 @@ TEST_CASE("threads: a small call stays on the calling thread, a large one uses t
   set_num_threads(8);
   const std::uint64_t before = pool.calls();
   join<float>(pieces, TensorView<float>(out.data(), {64, 64}), 1);
+  CHECK(pool.calls() == before);
+  // Nor does any other operator's small call (8 KiB each), index passes included.
+  const TensorView<const float> piece = pieces[0];
+  const TensorView<float> half(out.data(), {64, 32});
+  strided_copy<float>(piece, half);
+  std::vector<std::uint32_t> lengths(64, 20);
+  reverse_subsequences<float, std::uint32_t>(
+      piece, TensorView<const std::uint32_t>(lengths.data(), {64, 1}), half, 1);
+  std::vector<std::int32_t> index(64 * 32);
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<std::int32_t>(i * 7 % 64);
+  gather_nd1<float, std::int32_t>(piece, TensorView<const std::int32_t>(index.data(), {64, 1}),
+                                  half, 2, 2, 0);
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = static_cast<std::int32_t>(i % 32);
+  scatter<float, std::int32_t>(piece, TensorView<const std::int32_t>(index.data(), {64, 32}),
+                               pieces[1], half, 1);
   CHECK(pool.calls() == before);
   {
     const Split split(8);  // the same call, split
@@ -392,6 +441,33 @@ TEST_CASE("threads: the split into parts follows size, thread count and nesting"
   });
   set_num_threads(0);
   CHECK(std::all_of(inner.begin(), inner.end(), [](std::size_t p) { return p == 1; }));
+}
+
+TEST_CASE("threads: a plan splits along a dimension with a position for every part") {
+  // {3, 2^20} float32 (12 MiB, rows padded so they do not merge) on 4 threads: 16 parts, each
+  // all 3 rows of a range of columns, not 3 parts (one per row) that leave a thread idle.
+  set_num_threads(4);
+  const std::uint32_t sizes[] = {3, 1u << 20};
+  std::array<std::array<std::int64_t, kMaxRank>, 1> strides{};
+  strides[0][0] = (std::int64_t{1} << 20) + 16;
+  strides[0][1] = 1;
+  const detail::CopyPlan plan = detail::make_copy_plan(sizes, strides);
+  REQUIRE(plan.rank == 2);
+  // Each part's first column is its base (column stride 1): their sum and count say the parts
+  // are the 16 equal ranges of columns.
+  std::atomic<std::uint64_t> parts{0}, columns{0}, rows{0}, firsts{0};
+  detail::for_each_plan_part(plan, 12u << 20, [&](const detail::CopyPlan& part,
+                                                  const detail::PlanBase& base) {
+    parts.fetch_add(1);
+    columns.fetch_add(part.sizes[1]);
+    rows.fetch_add(part.sizes[0]);
+    firsts.fetch_add(static_cast<std::uint64_t>(base[0]));
+  });
+  set_num_threads(0);
+  CHECK(parts.load() == 16);
+  CHECK(columns.load() == std::uint64_t{1} << 20);
+  CHECK(rows.load() == 3 * 16);
+  CHECK(firsts.load() == (std::uint64_t{1} << 16) * (0 + 15) * 16 / 2);
 }
 
 TEST_CASE("threads: parallel_ranges covers every item once, in consecutive ranges") {

@@ -46,20 +46,19 @@ static_assert(std::is_trivially_copyable_v<CopyPlan>);
 inline constexpr std::uint64_t kIndexChunk = 256;
 
 // Calls f(o, start, count) for every chunk of at most kIndexChunk elements of every innermost run
-// of a three-operand walk: o the run's offsets (plus `base`, a part's place in the whole walk:
+// of a three-operand walk: o the run's offsets (from `base`, a part's place in the whole walk:
 // for_each_plan_part), start the chunk's first position in the run. An f that returns bool stops
 // the walk by returning true (call_until).
 template <class F>
 void walk_index_chunks(const CopyPlan& walk, F&& f, const PlanBase& base = {}) {
   const std::uint64_t n = walk.inner_size();
-  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& run) {
-    const std::array<std::int64_t, 3> o{run[0] + base[0], run[1] + base[1], run[2] + base[2]};
+  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& o) {
     for (std::uint64_t c0 = 0; c0 < n; c0 += kIndexChunk) {
       const auto start = static_cast<std::int64_t>(c0);
       if (call_until(f, o, start, std::min(kIndexChunk, n - c0))) return true;
     }
     return false;
-  });
+  }, base);
 }
 
 // ---- blocks: pieces of one whole tensor along an axis ------------------------------------------
@@ -289,9 +288,10 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   if (whole_blocks != 0) {
     // With a block for every thread (JOIN or SPLIT of many pieces along the outermost axis),
     // threads take ranges of blocks, each copied on one thread; with fewer, the blocks go one
-    // after the other, each split between the threads by its own copy.
-    const std::size_t parts =
-        whole_blocks >= threads_for_call() ? parallel_parts(whole_bytes, p.count) : 1;
+    // after the other, each split between the threads by its own copy. (The size first: a small
+    // call does not look up the thread count.)
+    std::size_t parts = parallel_parts(whole_bytes, p.count);
+    if (parts > 1 && whole_blocks < threads_for_call()) parts = 1;
     parallel_ranges(parts, p.count, [&](std::uint64_t first, std::uint64_t last) {
       std::int64_t at = 0;
       for (std::size_t i = 0; i < first; ++i) at += p.at(p.pieces, i).layout->sizes[axis];
@@ -869,11 +869,11 @@ inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_
         const auto b = static_cast<std::int64_t>(begin);
         for (std::size_t k = 0; k < 4; ++k) {
           slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, part_run - begin));
-          slab.offsets[k] = base[k] + o[k] + b * slab.layouts[k].strides[0];
+          slab.offsets[k] = o[k] + b * slab.layouts[k].strides[0];
         }
         move(context, slab);
       }
-    });
+    }, base);
   });
 }
 
@@ -1044,8 +1044,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
       }
     };
     std::array<std::uint64_t, kIndexChunk> length;
-    walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& run) {
-      const std::array<std::int64_t, 3> o{run[0] + base[0], run[1] + base[1], run[2] + base[2]};
+    walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& o) {
       std::uint64_t l0 = 0;
       bool one_length = true;
       for (std::uint64_t c0 = 0; one_length && c0 < inner; c0 += kIndexChunk) {
@@ -1096,7 +1095,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
           }
         }
       }
-    });
+    }, base);
     if (stream) stream_fence();
     return;
   }
@@ -1143,12 +1142,13 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   const std::uint64_t n = plan.axis_size;
   const bool side_by_side =
       !(plan.in_step == 1 && plan.out_step == 1) && plan.walk.inner_size() > 1;
-  if (side_by_side && n >= parallel_parts(bytes, ~std::uint64_t{0})) {
+  const std::size_t parts = parallel_parts(bytes, ~std::uint64_t{0});
+  if (side_by_side && n >= parts) {
     // Runs side by side, walked one axis position at a time: where the axis has a position for
     // every part, threads take consecutive ranges of it (source positions where a chunk's runs
     // share a length, output positions otherwise), so each reads and writes whole rows of
     // neighbouring elements, not a few columns of every row.
-    parallel_ranges(parallel_parts(bytes, n), n, [&](std::uint64_t a0, std::uint64_t a1) {
+    parallel_ranges(parts, n, [&](std::uint64_t a0, std::uint64_t a1) {
       reverse_runs_part(plan, PlanBase{}, in, lengths, out, lengths_of, stream, a0, a1);
     });
     return;

@@ -124,23 +124,28 @@ inline CopyPlan make_copy_plan(std::span<const std::uint32_t> sizes,
   return plan;
 }
 
+// Element offsets of each operand where a walk starts: a part's place in the whole plan
+// (for_each_plan_part), zero for a whole plan.
+using PlanBase = std::array<std::int64_t, kMaxCopyOperands>;
+
 // How many runs RunCursor hands out at a time.
 inline constexpr std::size_t kRunBatch = 64;
 
 // The innermost runs of a plan, handed out a batch at a time in row-major order of the outer
-// dimensions: next() fills offsets[k][i], operand k's element offset of the batch's i-th run, and
-// returns how many it filled (0 once every run was handed out). Offsets are updated
-// incrementally (one add per step, one multiply-add per carry), never recomputed from a
-// coordinate. The carry logic lives here, compiled once per operand count N, and callers loop
-// over each batch inline: a walk per caller would compile it once per lambda.
+// dimensions: next() fills offsets[k][i], operand k's element offset of the batch's i-th run
+// counted from origin[k], and returns how many it filled (0 once every run was handed out).
+// Offsets are updated incrementally (one add per step, one multiply-add per carry), never
+// recomputed from a coordinate. The carry logic lives here, compiled once per operand count N,
+// and callers loop over each batch inline: a walk per caller would compile it once per lambda.
 template <std::size_t N>
 class RunCursor {
  public:
   using Batch = std::array<std::array<std::int64_t, kRunBatch>, N>;
 
-  explicit RunCursor(const CopyPlan& plan) noexcept
+  explicit RunCursor(const CopyPlan& plan, const PlanBase& origin = {}) noexcept
       : plan_(plan), remaining_(plan.run_count()) {
     static_assert(N >= 1 && N <= kMaxCopyOperands);
+    for (std::size_t k = 0; k < N; ++k) at_[k] = origin[k];
   }
   std::size_t next(Batch& offsets) noexcept;
 
@@ -148,7 +153,7 @@ class RunCursor {
   const CopyPlan& plan_;
   std::uint64_t remaining_;
   std::array<std::uint64_t, kMaxRank> c_{};
-  std::array<std::int64_t, N> at_{};
+  std::array<std::int64_t, N> at_;
 };
 
 // Out of the class, so not implicitly inline: the compiler keeps one copy per N.
@@ -199,15 +204,15 @@ DMLREF_ALWAYS_INLINE bool call_until(F& f, const Args&... args) {
 }
 
 // Calls f(offsets) once per innermost run, in row-major order of the outer dimensions, where
-// offsets[k] is operand k's element offset of the run's first element (RunCursor's batches).
-// N must equal plan.operand_count so every operand gets an offset; walk_runs is for_each_run
-// without that check, for the engine, whose plans are built with the operand count it walks
-// them with: nothing on the executing path throws. Always inlined: its loop becomes the
-// caller's, so no walker is compiled per lambda. An f that returns bool stops the walk by
-// returning true (call_until).
+// offsets[k] is operand k's element offset of the run's first element, counted from origin[k]
+// (RunCursor's batches). N must equal plan.operand_count so every operand gets an offset;
+// walk_runs is for_each_run without that check, for the engine, whose plans are built with the
+// operand count it walks them with: nothing on the executing path throws. Always inlined: its
+// loop becomes the caller's, so no walker is compiled per lambda. An f that returns bool stops
+// the walk by returning true (call_until).
 template <std::size_t N, class F>
-DMLREF_ALWAYS_INLINE void walk_runs(const CopyPlan& plan, F&& f) {
-  RunCursor<N> cursor(plan);
+DMLREF_ALWAYS_INLINE void walk_runs(const CopyPlan& plan, F&& f, const PlanBase& origin = {}) {
+  RunCursor<N> cursor(plan, origin);
   typename RunCursor<N>::Batch batch;
   while (const std::size_t n = cursor.next(batch)) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -228,9 +233,6 @@ void for_each_run(const CopyPlan& plan, F&& f) {
 }
 
 // ---- plans split for threads -------------------------------------------------------------------
-
-// Element offsets of each operand, added to a part's offsets (a part's place in the whole plan).
-using PlanBase = std::array<std::int64_t, kMaxCopyOperands>;
 
 // The dimension a plan is split along for `parts` parts: the outermost one with at least `parts`
 // positions (so each part is one block of whole rows), else the largest. Only dimensions whose
@@ -267,11 +269,13 @@ inline CopyPlan plan_slice(const CopyPlan& plan, std::uint32_t d, std::uint64_t 
 template <class F>
 void for_each_plan_part(const CopyPlan& plan, std::uint64_t bytes, F&& f,
                         std::uint32_t allowed = ~0u) {
-  std::size_t parts = plan.empty() ? 1 : parallel_parts(bytes, 2);
+  // The parts the size and thread count allow, whatever the shape: split_dimension looks for a
+  // dimension with that many positions, then the split takes at most one part per position.
+  std::size_t parts = plan.empty() ? 1 : parallel_parts(bytes, ~std::uint64_t{0});
   std::uint32_t d = plan.rank;
   if (parts > 1) {
     d = split_dimension(plan, parts, allowed);
-    if (d < plan.rank) parts = parallel_parts(bytes, plan.sizes[d]);
+    if (d < plan.rank && plan.sizes[d] < parts) parts = static_cast<std::size_t>(plan.sizes[d]);
   }
   if (parts <= 1 || d == plan.rank) {
     f(plan, PlanBase{});
@@ -953,9 +957,6 @@ template <class T>
 void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
                     std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
   const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(T);
-  if (bytes < parallel_min_bytes) {
-    return copy_with_plan_on_thread(plan, src, dst, stream, memcpy_min_run_bytes);
-  }
   for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& base) {
     copy_with_plan_on_thread(part, src + base[0], dst + base[1], stream, memcpy_min_run_bytes);
   });
