@@ -2421,23 +2421,28 @@ inline CopyPlan make_copy_plan(std::span<const std::uint32_t> sizes,
   return plan;
 }
 
+// Element offsets of each operand where a walk starts: a part's place in the whole plan
+// (for_each_plan_part), zero for a whole plan.
+using PlanBase = std::array<std::int64_t, kMaxCopyOperands>;
+
 // How many runs RunCursor hands out at a time.
 inline constexpr std::size_t kRunBatch = 64;
 
 // The innermost runs of a plan, handed out a batch at a time in row-major order of the outer
-// dimensions: next() fills offsets[k][i], operand k's element offset of the batch's i-th run, and
-// returns how many it filled (0 once every run was handed out). Offsets are updated
-// incrementally (one add per step, one multiply-add per carry), never recomputed from a
-// coordinate. The carry logic lives here, compiled once per operand count N, and callers loop
-// over each batch inline: a walk per caller would compile it once per lambda.
+// dimensions: next() fills offsets[k][i], operand k's element offset of the batch's i-th run
+// counted from origin[k], and returns how many it filled (0 once every run was handed out).
+// Offsets are updated incrementally (one add per step, one multiply-add per carry), never
+// recomputed from a coordinate. The carry logic lives here, compiled once per operand count N,
+// and callers loop over each batch inline: a walk per caller would compile it once per lambda.
 template <std::size_t N>
 class RunCursor {
  public:
   using Batch = std::array<std::array<std::int64_t, kRunBatch>, N>;
 
-  explicit RunCursor(const CopyPlan& plan) noexcept
+  explicit RunCursor(const CopyPlan& plan, const PlanBase& origin = {}) noexcept
       : plan_(plan), remaining_(plan.run_count()) {
     static_assert(N >= 1 && N <= kMaxCopyOperands);
+    for (std::size_t k = 0; k < N; ++k) at_[k] = origin[k];
   }
   std::size_t next(Batch& offsets) noexcept;
 
@@ -2445,7 +2450,7 @@ class RunCursor {
   const CopyPlan& plan_;
   std::uint64_t remaining_;
   std::array<std::uint64_t, kMaxRank> c_{};
-  std::array<std::int64_t, N> at_{};
+  std::array<std::int64_t, N> at_;
 };
 
 // Out of the class, so not implicitly inline: the compiler keeps one copy per N.
@@ -2496,15 +2501,15 @@ DMLREF_ALWAYS_INLINE bool call_until(F& f, const Args&... args) {
 }
 
 // Calls f(offsets) once per innermost run, in row-major order of the outer dimensions, where
-// offsets[k] is operand k's element offset of the run's first element (RunCursor's batches).
-// N must equal plan.operand_count so every operand gets an offset; walk_runs is for_each_run
-// without that check, for the engine, whose plans are built with the operand count it walks
-// them with: nothing on the executing path throws. Always inlined: its loop becomes the
-// caller's, so no walker is compiled per lambda. An f that returns bool stops the walk by
-// returning true (call_until).
+// offsets[k] is operand k's element offset of the run's first element, counted from origin[k]
+// (RunCursor's batches). N must equal plan.operand_count so every operand gets an offset;
+// walk_runs is for_each_run without that check, for the engine, whose plans are built with the
+// operand count it walks them with: nothing on the executing path throws. Always inlined: its
+// loop becomes the caller's, so no walker is compiled per lambda. An f that returns bool stops
+// the walk by returning true (call_until).
 template <std::size_t N, class F>
-DMLREF_ALWAYS_INLINE void walk_runs(const CopyPlan& plan, F&& f) {
-  RunCursor<N> cursor(plan);
+DMLREF_ALWAYS_INLINE void walk_runs(const CopyPlan& plan, F&& f, const PlanBase& origin = {}) {
+  RunCursor<N> cursor(plan, origin);
   typename RunCursor<N>::Batch batch;
   while (const std::size_t n = cursor.next(batch)) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -2525,9 +2530,6 @@ void for_each_run(const CopyPlan& plan, F&& f) {
 }
 
 // ---- plans split for threads -------------------------------------------------------------------
-
-// Element offsets of each operand, added to a part's offsets (a part's place in the whole plan).
-using PlanBase = std::array<std::int64_t, kMaxCopyOperands>;
 
 // The dimension a plan is split along for `parts` parts: the outermost one with at least `parts`
 // positions (so each part is one block of whole rows), else the largest. Only dimensions whose
@@ -2564,11 +2566,13 @@ inline CopyPlan plan_slice(const CopyPlan& plan, std::uint32_t d, std::uint64_t 
 template <class F>
 void for_each_plan_part(const CopyPlan& plan, std::uint64_t bytes, F&& f,
                         std::uint32_t allowed = ~0u) {
-  std::size_t parts = plan.empty() ? 1 : parallel_parts(bytes, 2);
+  // The parts the size and thread count allow, whatever the shape: split_dimension looks for a
+  // dimension with that many positions, then the split takes at most one part per position.
+  std::size_t parts = plan.empty() ? 1 : parallel_parts(bytes, ~std::uint64_t{0});
   std::uint32_t d = plan.rank;
   if (parts > 1) {
     d = split_dimension(plan, parts, allowed);
-    if (d < plan.rank) parts = parallel_parts(bytes, plan.sizes[d]);
+    if (d < plan.rank && plan.sizes[d] < parts) parts = static_cast<std::size_t>(plan.sizes[d]);
   }
   if (parts <= 1 || d == plan.rank) {
     f(plan, PlanBase{});
@@ -3250,9 +3254,6 @@ template <class T>
 void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
                     std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
   const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(T);
-  if (bytes < parallel_min_bytes) {
-    return copy_with_plan_on_thread(plan, src, dst, stream, memcpy_min_run_bytes);
-  }
   for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& base) {
     copy_with_plan_on_thread(part, src + base[0], dst + base[1], stream, memcpy_min_run_bytes);
   });
@@ -3948,20 +3949,19 @@ static_assert(std::is_trivially_copyable_v<CopyPlan>);
 inline constexpr std::uint64_t kIndexChunk = 256;
 
 // Calls f(o, start, count) for every chunk of at most kIndexChunk elements of every innermost run
-// of a three-operand walk: o the run's offsets (plus `base`, a part's place in the whole walk:
+// of a three-operand walk: o the run's offsets (from `base`, a part's place in the whole walk:
 // for_each_plan_part), start the chunk's first position in the run. An f that returns bool stops
 // the walk by returning true (call_until).
 template <class F>
 void walk_index_chunks(const CopyPlan& walk, F&& f, const PlanBase& base = {}) {
   const std::uint64_t n = walk.inner_size();
-  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& run) {
-    const std::array<std::int64_t, 3> o{run[0] + base[0], run[1] + base[1], run[2] + base[2]};
+  walk_runs<3>(walk, [&](const std::array<std::int64_t, 3>& o) {
     for (std::uint64_t c0 = 0; c0 < n; c0 += kIndexChunk) {
       const auto start = static_cast<std::int64_t>(c0);
       if (call_until(f, o, start, std::min(kIndexChunk, n - c0))) return true;
     }
     return false;
-  });
+  }, base);
 }
 
 // ---- blocks: pieces of one whole tensor along an axis ------------------------------------------
@@ -4191,9 +4191,10 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   if (whole_blocks != 0) {
     // With a block for every thread (JOIN or SPLIT of many pieces along the outermost axis),
     // threads take ranges of blocks, each copied on one thread; with fewer, the blocks go one
-    // after the other, each split between the threads by its own copy.
-    const std::size_t parts =
-        whole_blocks >= threads_for_call() ? parallel_parts(whole_bytes, p.count) : 1;
+    // after the other, each split between the threads by its own copy. (The size first: a small
+    // call does not look up the thread count.)
+    std::size_t parts = parallel_parts(whole_bytes, p.count);
+    if (parts > 1 && whole_blocks < threads_for_call()) parts = 1;
     parallel_ranges(parts, p.count, [&](std::uint64_t first, std::uint64_t last) {
       std::int64_t at = 0;
       for (std::size_t i = 0; i < first; ++i) at += p.at(p.pieces, i).layout->sizes[axis];
@@ -4771,11 +4772,11 @@ inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_
         const auto b = static_cast<std::int64_t>(begin);
         for (std::size_t k = 0; k < 4; ++k) {
           slab.layouts[k].sizes[0] = static_cast<std::uint32_t>(std::min(rows, part_run - begin));
-          slab.offsets[k] = base[k] + o[k] + b * slab.layouts[k].strides[0];
+          slab.offsets[k] = o[k] + b * slab.layouts[k].strides[0];
         }
         move(context, slab);
       }
-    });
+    }, base);
   });
 }
 
@@ -4946,8 +4947,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
       }
     };
     std::array<std::uint64_t, kIndexChunk> length;
-    walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& run) {
-      const std::array<std::int64_t, 3> o{run[0] + base[0], run[1] + base[1], run[2] + base[2]};
+    walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& o) {
       std::uint64_t l0 = 0;
       bool one_length = true;
       for (std::uint64_t c0 = 0; one_length && c0 < inner; c0 += kIndexChunk) {
@@ -4998,7 +4998,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
           }
         }
       }
-    });
+    }, base);
     if (stream) stream_fence();
     return;
   }
@@ -5045,12 +5045,13 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   const std::uint64_t n = plan.axis_size;
   const bool side_by_side =
       !(plan.in_step == 1 && plan.out_step == 1) && plan.walk.inner_size() > 1;
-  if (side_by_side && n >= parallel_parts(bytes, ~std::uint64_t{0})) {
+  const std::size_t parts = parallel_parts(bytes, ~std::uint64_t{0});
+  if (side_by_side && n >= parts) {
     // Runs side by side, walked one axis position at a time: where the axis has a position for
     // every part, threads take consecutive ranges of it (source positions where a chunk's runs
     // share a length, output positions otherwise), so each reads and writes whole rows of
     // neighbouring elements, not a few columns of every row.
-    parallel_ranges(parallel_parts(bytes, n), n, [&](std::uint64_t a0, std::uint64_t a1) {
+    parallel_ranges(parts, n, [&](std::uint64_t a0, std::uint64_t a1) {
       reverse_runs_part(plan, PlanBase{}, in, lengths, out, lengths_of, stream, a0, a1);
     });
     return;
@@ -5070,6 +5071,7 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
 #define DMLREF_SINGLE_HEADER_DMLREF_FEATURE_LEVEL_HPP
 // dmlref: DirectML feature levels and the per-tensor support tables of the operator pages.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -5123,6 +5125,35 @@ inline std::string feature_level_name(FeatureLevel level) {
     return s;
   }() + " (not a DML_FEATURE_LEVEL)";
   return "DML_FEATURE_LEVEL_" + std::to_string(v >> 12) + "_" + std::to_string((v >> 8) & 0xF);
+}
+
+// "4_1": the name without its DML_FEATURE_LEVEL_ prefix, as the CLI and Python spell it.
+inline std::string feature_level_short_name(FeatureLevel level) {
+  std::string name = feature_level_name(level);
+  return is_known(level) ? name.substr(sizeof("DML_FEATURE_LEVEL_") - 1) : name;
+}
+
+// Every DML_FEATURE_LEVEL, oldest first.
+inline constexpr FeatureLevel kFeatureLevels[] = {
+    FeatureLevel::k1_0, FeatureLevel::k2_0, FeatureLevel::k2_1, FeatureLevel::k3_0,
+    FeatureLevel::k3_1, FeatureLevel::k4_0, FeatureLevel::k4_1, FeatureLevel::k5_0,
+    FeatureLevel::k5_1, FeatureLevel::k5_2, FeatureLevel::k6_0, FeatureLevel::k6_1,
+    FeatureLevel::k6_2, FeatureLevel::k6_3, FeatureLevel::k6_4};
+
+// The level a user's text names: "4_1", "4.1" or "DML_FEATURE_LEVEL_4_1" (feature_level_name's
+// spelling); nothing where it names none. The CLI's --feature-level and Python's feature_level=.
+inline std::optional<FeatureLevel> find_feature_level(std::string_view text) {
+  constexpr std::string_view kPrefix = "DML_FEATURE_LEVEL_";
+  if (text.substr(0, kPrefix.size()) == kPrefix) text.remove_prefix(kPrefix.size());
+  for (FeatureLevel level : kFeatureLevels) {
+    const std::string short_name = feature_level_short_name(level);
+    if (text.size() == short_name.size() &&
+        std::equal(text.begin(), text.end(), short_name.begin(),
+                   [](char t, char n) { return t == n || (t == '.' && n == '_'); })) {
+      return level;
+    }
+  }
+  return std::nullopt;
 }
 
 // One row of a page's "Tensor support" table: from `level` on, this tensor takes these dimension
