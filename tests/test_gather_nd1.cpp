@@ -1203,4 +1203,26 @@ TEST_CASE("GATHER_ND1 feature levels: introduced at 3_0; FLOAT64 and INT64 data 
                       std::vector<double>{2.5, 3.5, 0.5, 1.5}));
 }
 
+// ---- `reversed`: tensors the descriptions stand in for, turned around after every check ---------
+
+TEST_CASE("GATHER_ND1: the runtime entry point over reversed tensors its descriptions stand in") {
+  // Example 1 with the input read backwards along dimension 1 ([[1, 0], [3, 2]]) and the output
+  // written backwards along dimension 0.
+  const std::vector<float> in = {0, 1, 2, 3};
+  const std::vector<std::uint32_t> indices = {1, 0};
+  std::vector<float> out(4, -1.0f);
+  const TensorDesc din(DataType::Float32, {2, 2}), dix(DataType::UInt32, {2, 1}),
+      dout(DataType::Float32, {2, 2});
+  const BufferTensorDesc i = din.desc(), x = dix.desc(), o = dout.desc();
+  const GatherNd1OperatorDesc desc{&i, &x, &o, 2, 2, 0};
+  gather_nd1(desc, ConstBuffer(in.data(), 16), ConstBuffer(indices.data(), 8),
+             Buffer{out.data(), 16}, {}, std::vector<std::uint8_t>{0b10, 0, 0b01});
+  // The caller's output is [[3, 2], [1, 0]], its rows stored the other way round.
+  CHECK(out == std::vector<float>{1, 0, 3, 2});
+  DMLREF_CHECK_ERROR(gather_nd1(desc, ConstBuffer(in.data(), 16), ConstBuffer(indices.data(), 8),
+                                Buffer{out.data(), 16}, {}, std::vector<std::uint8_t>{0b10}),
+                     ErrorCode::InvalidOption,
+                     "GATHER_ND1: 1 reversed masks were given for 3 tensors");
+}
+
 }  // namespace test_gather_nd1

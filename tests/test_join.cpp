@@ -831,4 +831,27 @@ TEST_CASE("join: feature-level table") {
   }
 }
 
+// ------------------------------------------------------------------------------------------------
+// `reversed`: tensors the descriptions stand in for, turned around after every check
+
+TEST_CASE("join: the runtime entry point over reversed tensors its descriptions stand in for") {
+  const std::vector<float> a = {1, 2, 3, 4, 5, 6};  // read backwards along dimension 0
+  const std::vector<float> b = {7, 8};
+  std::vector<float> out(8, -1.0f);  // written backwards along dimension 1
+  const TensorDesc da(DataType::Float32, {2, 3}), db(DataType::Float32, {2, 1}),
+      dout(DataType::Float32, {2, 4});
+  const BufferTensorDesc ins[] = {da.desc(), db.desc()};
+  const BufferTensorDesc od = dout.desc();
+  const JoinOperatorDesc desc{2, ins, &od, 1};
+  const std::vector<ConstBuffer> buffers = {{a.data(), 24}, {b.data(), 8}};
+  join(desc, buffers, Buffer{out.data(), 32}, {}, std::vector<std::uint8_t>{0b01, 0, 0b10});
+  // The caller's output is [[4, 5, 6, 7], [1, 2, 3, 8]], each row stored backwards.
+  CHECK(out == std::vector<float>{7, 6, 5, 4, 8, 3, 2, 1});
+  std::vector<float> untouched(8, -1.0f);
+  DMLREF_CHECK_ERROR(join(desc, buffers, Buffer{untouched.data(), 32}, {},
+                          std::vector<std::uint8_t>{0b01}),
+                     ErrorCode::InvalidOption, "JOIN: 1 reversed masks were given for 3 tensors");
+  CHECK(untouched == std::vector<float>(8, -1.0f));
+}
+
 }  // namespace test_join

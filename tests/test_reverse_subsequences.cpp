@@ -1109,4 +1109,23 @@ TEST_CASE("feature levels: older targets reject what they lack") {
 
 }  // namespace
 
+// ---- `reversed`: tensors the descriptions stand in for, turned around after every check ---------
+
+TEST_CASE("REVERSE_SUBSEQUENCES: the runtime entry point over a reversed input") {
+  const std::vector<float> in = {1, 2, 3, 4, 5};  // read backwards: [5, 4, 3, 2, 1]
+  const std::vector<std::uint32_t> lengths = {3};
+  std::vector<float> out(5, -1.0f);
+  const TensorDesc din(DataType::Float32, {5}), dl(DataType::UInt32, {1});
+  const BufferTensorDesc i = din.desc(), l = dl.desc();
+  const ReverseSubsequencesOperatorDesc desc{&i, &l, &i, 0};
+  reverse_subsequences(desc, ConstBuffer(in.data(), 20), ConstBuffer(lengths.data(), 4),
+                       Buffer{out.data(), 20}, {}, std::vector<std::uint8_t>{1, 0, 0});
+  CHECK(out == std::vector<float>{3, 4, 5, 2, 1});
+  DMLREF_CHECK_ERROR(reverse_subsequences(desc, ConstBuffer(in.data(), 20),
+                                          ConstBuffer(lengths.data(), 4), Buffer{out.data(), 20},
+                                          {}, std::vector<std::uint8_t>{1, 0}),
+                     ErrorCode::InvalidOption,
+                     "REVERSE_SUBSEQUENCES: 2 reversed masks were given for 3 tensors");
+}
+
 }  // namespace test_reverse_subsequences

@@ -1597,4 +1597,27 @@ TEST_CASE("SCATTER feature levels: the page's table, naming the level required")
   }
 }
 
+// ---- `reversed`: tensors the descriptions stand in for, turned around after every check ---
+
+TEST_CASE("SCATTER: the runtime entry point over reversed tensors its descriptions stand in for") {
+  const std::vector<float> in = {1, 2, 3, 4};          // read backwards: [4, 3, 2, 1]
+  const std::vector<std::int32_t> indices = {0, 1};    // read backwards: [1, 0]
+  const std::vector<float> updates = {10, 20};         // as described
+  std::vector<float> out(4, -1.0f);                    // written backwards
+  const TensorDesc dd(DataType::Float32, {4}), di(DataType::Int32, {2}),
+      du(DataType::Float32, {2});
+  const BufferTensorDesc data = dd.desc(), ix = di.desc(), up = du.desc();
+  const ScatterOperatorDesc desc{&data, &ix, &up, &data, 0};
+  const std::vector<std::uint8_t> reversed = {1, 1, 0, 1};
+  scatter(desc, ConstBuffer(in.data(), 16), ConstBuffer(indices.data(), 8),
+          ConstBuffer(updates.data(), 8), Buffer{out.data(), 16}, {}, reversed);
+  // The caller's output is [20, 10, 2, 1]: updates[1] at index 0, updates[0] at index 1.
+  CHECK(out == std::vector<float>{1, 2, 10, 20});
+  DMLREF_CHECK_ERROR(scatter(desc, ConstBuffer(in.data(), 16), ConstBuffer(indices.data(), 8),
+                             ConstBuffer(updates.data(), 8), Buffer{out.data(), 16}, {},
+                             std::vector<std::uint8_t>{1, 1, 0}),
+                     ErrorCode::InvalidOption,
+                     "SCATTER: 3 reversed masks were given for 4 tensors");
+}
+
 }  // namespace test_scatter

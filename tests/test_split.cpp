@@ -848,4 +848,25 @@ TEST_CASE("split: feature-level table") {
   }
 }
 
+// ------------------------------------------------------------------------------------------------
+// `reversed`: tensors the descriptions stand in for, turned around after every check
+
+TEST_CASE("split: the runtime entry point over a reversed input its description stands in for") {
+  const std::vector<float> in = {1, 2, 3, 4, 5, 6};  // read backwards along dimension 1
+  std::vector<float> out0(2, -1.0f), out1(4, -1.0f);
+  const TensorDesc din(DataType::Float32, {2, 3}), d0(DataType::Float32, {2, 1}),
+      d1(DataType::Float32, {2, 2});
+  const BufferTensorDesc id = din.desc();
+  const BufferTensorDesc outs[] = {d0.desc(), d1.desc()};
+  const SplitOperatorDesc desc{&id, 2, outs, 1};
+  const std::vector<Buffer> buffers = {{out0.data(), 8}, {out1.data(), 16}};
+  // The caller's input is [[3, 2, 1], [6, 5, 4]].
+  split(desc, ConstBuffer(in.data(), 24), buffers, {}, std::vector<std::uint8_t>{0b10, 0, 0});
+  CHECK(out0 == std::vector<float>{3, 6});
+  CHECK(out1 == std::vector<float>{2, 1, 5, 4});
+  DMLREF_CHECK_ERROR(split(desc, ConstBuffer(in.data(), 24), buffers, {},
+                           std::vector<std::uint8_t>{0b10, 0, 0, 0}),
+                     ErrorCode::InvalidOption, "SPLIT: 4 reversed masks were given for 3 tensors");
+}
+
 }  // namespace test_split

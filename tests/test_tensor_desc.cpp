@@ -789,4 +789,26 @@ TEST_CASE("buffer_tensor_desc: a stride count other than the size count is an er
                      "or none");
 }
 
+// ---- the runtime entry points' `reversed` -------------------------------------------------------
+
+TEST_CASE("reverse_dimensions: a bound tensor turned around reads those dimensions backwards") {
+  std::vector<float> data = dmlref::test::distinct_buffer<float>(8);
+  const TensorDesc padded(DataType::Float32, {2, 3}, {4, 1});
+  const auto d = padded.desc();
+  std::vector<BoundTensor> bound = {dmlref::bind_tensor("JOIN", "InputTensors[0]", &d, data.data(),
+                                                        data.size() * sizeof(float), false)};
+  dmlref::detail::reverse_dimensions("JOIN", bound, {});  // none given: as described
+  CHECK(bound[0].data == data.data());
+  CHECK(bound[0].tensor.layout == Layout::strided({2, 3}, {4, 1}));
+  dmlref::detail::reverse_dimensions("JOIN", bound, std::vector<std::uint8_t>{0b11});
+  CHECK(bound[0].tensor.layout == Layout::strided({2, 3}, {-4, -1}));
+  const TensorView<const float> view = dmlref::view_of<const float>(bound[0]);
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    for (std::uint32_t j = 0; j < 3; ++j) CHECK(&view.at({i, j}) == &data[4 * (1 - i) + 2 - j]);
+  }
+  DMLREF_CHECK_ERROR(dmlref::detail::reverse_dimensions("JOIN", bound,
+                                                        std::vector<std::uint8_t>{0, 0}),
+                     ErrorCode::InvalidOption, "JOIN: 2 reversed masks were given for 1 tensors");
+}
+
 }  // namespace test_tensor_desc

@@ -311,6 +311,36 @@ inline void check_no_overlap(std::string_view op, std::span<const BoundTensor> t
   check_no_overlap(op, std::span<const TensorExtent>(extents));
 }
 
+// The runtime entry points' `reversed`: DirectML's strides are unsigned, so a tensor that runs
+// backwards along some dimensions (numpy's x[::-1]) is described by the same elements in
+// increasing order, and reversed[k] has bit d set where the k-th tensor (the description's order)
+// runs backwards along dimension d. Every rule was checked on the descriptions, which cover the
+// very same bytes; each bound tensor is then turned around, so the run reads and writes in the
+// caller's order, copying nothing. Empty: every tensor as described.
+inline void check_reversed_count(std::string_view op, std::span<const std::uint8_t> reversed,
+                                 std::size_t tensors) {
+  if (!reversed.empty() && reversed.size() != tensors) {
+    fail(ErrorCode::InvalidOption, op, ": ", reversed.size(), " reversed masks were given for ",
+         tensors, " tensors; give one per tensor or none");
+  }
+}
+inline void reverse_dimensions(BoundTensor& bound, std::uint8_t dims) {
+  Layout& layout = bound.tensor.layout;
+  std::int64_t first = 0;  // the caller's element 0, in elements past the description's
+  for (std::uint32_t d = 0; d < layout.rank; ++d) {
+    if (((static_cast<unsigned>(dims) >> d) & 1u) == 0) continue;
+    first += (static_cast<std::int64_t>(layout.sizes[d]) - 1) * layout.strides[d];
+    layout.strides[d] = -layout.strides[d];
+  }
+  bound.data = static_cast<const char*>(bound.data) +
+               first * static_cast<std::int64_t>(element_size(bound.tensor.data_type));
+}
+inline void reverse_dimensions(std::string_view op, std::span<BoundTensor> tensors,
+                               std::span<const std::uint8_t> reversed) {
+  check_reversed_count(op, reversed, tensors.size());
+  for (std::size_t k = 0; k < reversed.size(); ++k) reverse_dimensions(tensors[k], reversed[k]);
+}
+
 }  // namespace detail
 
 // A typed view of a validated tensor over its buffer. T must match tensor.data_type.

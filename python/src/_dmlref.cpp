@@ -796,11 +796,11 @@ class Described {
   // such a tensor is described by its stand-in, the same elements with every reversed dimension
   // flipped (strides |s|, starting at its lowest address). The stand-in covers the very bytes of
   // the tensor, so every rule (T2-T13, the operator's own) judges it as it would the tensor; the
-  // run then reads and writes the caller's memory through the signed layout (`is_signed()`,
-  // the typed layer's views), copying nothing: a reversed broadcast or sliding-window view costs
-  // what it holds. Strides past 32 bits are replaced: an input by a packed copy whose zero
-  // (broadcast) strides stay zero, an output by a packed temporary (`substituted()`), copied to
-  // the caller by copy_back() after success.
+  // run then reads and writes the caller's memory in its own order (`reversed()`, the runtime
+  // entry points' `reversed` argument), copying nothing: a reversed broadcast or sliding-window
+  // view costs what it holds. Strides past 32 bits are replaced: an input by a packed copy whose
+  // zero (broadcast) strides stay zero, an output by a packed temporary (`substituted()`), copied
+  // to the caller by copy_back() after success.
   // `stand_in`: false where the runtime layer itself reads the data (check_scatter), so a reversed
   // tensor is copied instead.
   void describe(std::string_view op, const Operand& a, bool is_output, bool stand_in = true) {
@@ -812,7 +812,7 @@ class Described {
     constexpr auto kMaxStride =
         static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max());
     bool expressible = true;
-    bool reversed = false;
+    std::uint8_t reversed = 0;
     bool too_far = false;
     for (std::size_t d = 0; d < a.ndim(); ++d) {
       if (sizes_[d] <= 1) continue;  // the stride of a size-1 dimension is never used
@@ -822,7 +822,8 @@ class Described {
         too_far = true;
       } else if (s < 0) {
         expressible = false;
-        reversed = true;
+        // Only a rank of 1-8 is described (T2 otherwise), so bit d is enough.
+        if (d < dmlref::kMaxRank) reversed = static_cast<std::uint8_t>(reversed | (1u << d));
         strides_[d] = static_cast<std::uint32_t>(-s);
       } else {
         strides_[d] = static_cast<std::uint32_t>(s);
@@ -832,10 +833,8 @@ class Described {
     const auto count = layout ? layout->checked_element_count() : std::nullopt;
     const auto range = layout ? layout->offset_range() : std::nullopt;
     if (!expressible && count && *count <= dmlref::kMaxElementCount && *count > 0) {
-      if (stand_in && reversed && !too_far && range) {
-        signed_ = true;
-        signed_layout_ = *layout;
-        signed_data_ = data_;
+      if (stand_in && reversed != 0 && !too_far && range) {
+        reversed_ = reversed;
         data_ = static_cast<char*>(data_) +
                 range->min * static_cast<std::int64_t>(dmlref::element_size(type_));
       } else {
@@ -845,15 +844,8 @@ class Described {
     finish_desc(layout.has_value());
   }
 
-  // Where the run reads or writes: the caller's signed layout for a stand-in, else the
-  // description's.
-  bool is_signed() const { return signed_; }
-  Layout run_layout() const {
-    if (signed_) return signed_layout_;
-    std::vector<std::int64_t> strides(strides_.begin(), strides_.end());
-    return Layout::strided(sizes_, strides);
-  }
-  void* run_data() const { return signed_ ? signed_data_ : data_; }
+  // The dimensions along which a stand-in's tensor runs backwards (bit d for dimension d).
+  std::uint8_t reversed() const { return reversed_; }
 
   // Describes a new packed array of these sizes; its memory comes later (bind).
   void describe_new(std::vector<std::uint32_t> sizes, DataType type) {
@@ -936,9 +928,7 @@ class Described {
   Layout original_;  // the caller's layout, when substituted
   Layout packed_;    // the copy's layout, when substituted
   std::unique_ptr<std::uint64_t[]> storage_;
-  bool signed_ = false;
-  Layout signed_layout_;  // the caller's layout, for a stand-in
-  void* signed_data_ = nullptr;
+  std::uint8_t reversed_ = 0;  // for a stand-in
 };
 
 // T12 and T13 on the caller's own arrays, for calls where a copy stood in for one of them (the
@@ -1037,27 +1027,20 @@ class SingleOutputCall {
   const BufferTensorDesc* input_desc(std::size_t i) const { return &described_[i].desc(); }
   dmlref::ConstBuffer input_buffer(std::size_t i) const { return described_[i].cbuffer(); }
   dmlref::Buffer output_buffer() const { return output_.buffer(); }
-  const Described& input(std::size_t i) const { return described_[i]; }
-  const Described& output() const { return output_; }
-  // A typed view of what the run reads or writes (W: the unsigned integer of the width).
-  template <class W>
-  dmlref::TensorView<const W> input_view(std::size_t i) const {
-    return {static_cast<const W*>(described_[i].run_data()), described_[i].run_layout()};
-  }
-  template <class W>
-  dmlref::TensorView<W> output_view() const {
-    return {static_cast<W*>(output_.run_data()), output_.run_layout()};
+  // The runtime entry point's `reversed`: the inputs', then the output's.
+  std::vector<std::uint8_t> reversed() const {
+    std::vector<std::uint8_t> masks;
+    for (const Described& d : described_) masks.push_back(d.reversed());
+    masks.push_back(output_.reversed());
+    return masks;
   }
 
   // `sizes`: the output's DirectML sizes (used without `out=`); the new array's numpy shape is
   // them without the first `padding` ones. `validate` checks the descriptions, `run` computes.
   // `output_slot`: the operator description's OutputTensor, pointed at the output's description.
-  // `run_signed` replaces `run_op` when a tensor is described by its stand-in: it validates with
-  // the buffers, then runs the same plan over run_layout()/run_data().
-  template <class Validate, class Run, class RunSigned>
+  template <class Validate, class Run>
   nb::object run(std::vector<std::uint32_t> sizes, std::size_t padding, DataType type,
-                 const BufferTensorDesc*& output_slot, Validate&& validate, Run&& run_op,
-                 RunSigned&& run_signed) {
+                 const BufferTensorDesc*& output_slot, Validate&& validate, Run&& run_op) {
     std::vector<std::int64_t> shape = shape_of(sizes, std::min(padding, sizes.size()));
     {
       nb::gil_scoped_release unlocked;
@@ -1087,14 +1070,7 @@ class SingleOutputCall {
     }
     {
       nb::gil_scoped_release unlocked;
-      const bool any_signed =
-          output_.is_signed() || std::any_of(described_.begin(), described_.end(),
-                                             [](const Described& d) { return d.is_signed(); });
-      if (any_signed) {
-        run_signed();
-      } else {
-        run_op();
-      }
+      run_op();
       if (out_ && output_.substituted()) output_.copy_back(out_->operand);
     }
     return result;
@@ -1173,15 +1149,7 @@ nb::object join_impl(Speaker& speaker, const nb::object& arrays, std::int64_t ax
                                 dml_axis};
   return call.run(
       std::move(sizes), 0, type, desc.OutputTensor, [&] { dmlref::validate_join(desc, options); },
-      [&] { dmlref::join(desc, buffers, call.output_buffer(), options); },
-      [&] {
-        dmlref::validate_join(desc, buffers, call.output_buffer(), options);
-        dmlref::visit_width(type, [&]<class W>(std::type_identity<W>) {
-          std::vector<dmlref::TensorView<const W>> views;
-          for (std::size_t i = 0; i < inputs.size(); ++i) views.push_back(call.input_view<W>(i));
-          dmlref::detail::join_fast<W>(views, call.output_view<W>(), dml_axis);
-        });
-      });
+      [&] { dmlref::join(desc, buffers, call.output_buffer(), options, call.reversed()); });
 }
 
 nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& sizes,
@@ -1259,22 +1227,10 @@ nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& siz
   }
   {
     nb::gil_scoped_release unlocked;
-    if (input_described.is_signed()) {
-      // A reversed input: validated through its stand-in, read through its own layout.
-      dmlref::validate_split(desc, input_described.cbuffer(), buffers, options);
-      dmlref::visit_width(input.type, [&]<class W>(std::type_identity<W>) {
-        std::vector<dmlref::TensorView<W>> views;
-        for (const Described& o : outputs) {
-          views.emplace_back(static_cast<W*>(o.run_data()), o.run_layout());
-        }
-        dmlref::detail::split_fast<W>(
-            dmlref::TensorView<const W>(static_cast<const W*>(input_described.run_data()),
-                                        input_described.run_layout()),
-            views, dml_axis);
-      });
-    } else {
-      dmlref::split(desc, input_described.cbuffer(), buffers, options);
-    }
+    // The input's reversed dimensions; the outputs are new arrays.
+    std::vector<std::uint8_t> reversed(1 + outputs.size(), 0);
+    reversed[0] = input_described.reversed();
+    dmlref::split(desc, input_described.cbuffer(), buffers, options, reversed);
   }
   return result;
 }
@@ -1309,21 +1265,7 @@ nb::object scatter_impl(Speaker& speaker, const nb::object& data, const nb::obje
       [&] { dmlref::validate_scatter(desc, options); },
       [&] {
         dmlref::scatter(desc, call.input_buffer(0), call.input_buffer(1), call.input_buffer(2),
-                        call.output_buffer(), options);
-      },
-      [&] {
-        dmlref::validate_scatter(desc, call.input_buffer(0), call.input_buffer(1),
-                                 call.input_buffer(2), call.output_buffer(), options);
-        const dmlref::detail::ElementTargetsFn targets_of =
-            dmlref::visit_index(inputs[1].type, ErrorCode::SC3, [](auto index_type) {
-              return &dmlref::detail::scatter_targets<typename decltype(index_type)::type>;
-            });
-        dmlref::visit_width(inputs[0].type, [&]<class W>(std::type_identity<W>) {
-          dmlref::detail::scatter_by_width<W>(call.input_view<W>(0), call.input(1).run_layout(),
-                                              call.input(1).run_data(), call.input_view<W>(2),
-                                              call.output_view<W>(), dml_axis, targets_of,
-                                              &dmlref::detail::plan_scatter);
-        });
+                        call.output_buffer(), options, call.reversed());
       });
 }
 
@@ -1405,25 +1347,7 @@ nb::object gather_nd1_impl(Speaker& speaker, const nb::object& x, const nb::obje
       [&] { dmlref::validate_gather_nd1(desc, options); },
       [&] {
         dmlref::gather_nd1(desc, call.input_buffer(0), call.input_buffer(1), call.output_buffer(),
-                           options);
-      },
-      [&] {
-        dmlref::validate_gather_nd1(desc, call.input_buffer(0), call.input_buffer(1),
-                                    call.output_buffer(), options);
-        const dmlref::detail::GatherNd1Plan plan = dmlref::detail::plan_gather_nd1(
-            call.input(0).run_layout(), call.input(1).run_layout(), call.output().run_layout(),
-            dmlref::element_size(inputs[0].type), desc.InputDimensionCount,
-            desc.IndicesDimensionCount, desc.BatchDimensionCount, options.index_policy,
-            call.input(1).run_data());
-        const dmlref::detail::RowOffsetsFn offsets_of =
-            dmlref::visit_index(inputs[1].type, ErrorCode::G3,
-                                []<class I>(std::type_identity<I>) -> dmlref::detail::RowOffsetsFn {
-                                  return &dmlref::detail::index_tuple_offsets<I>;
-                                });
-        dmlref::visit_width(inputs[0].type, [&]<class W>(std::type_identity<W>) {
-          dmlref::detail::gather_rows(plan.rows, call.input_view<W>(0).data(),
-                                      call.output_view<W>().data(), offsets_of, &plan.tuples);
-        });
+                           options, call.reversed());
       });
 }
 
@@ -1452,22 +1376,7 @@ nb::object reverse_subsequences_impl(Speaker& speaker, const nb::object& x,
       [&] { dmlref::validate_reverse_subsequences(desc, options); },
       [&] {
         dmlref::reverse_subsequences(desc, call.input_buffer(0), call.input_buffer(1),
-                                     call.output_buffer(), options);
-      },
-      [&] {
-        dmlref::validate_reverse_subsequences(desc, call.input_buffer(0), call.input_buffer(1),
-                                              call.output_buffer(), options);
-        const dmlref::detail::RunLengthsFn lengths_of =
-            inputs[1].type == DataType::UInt64
-                ? &dmlref::detail::reverse_subsequences_lengths<std::uint64_t>
-                : &dmlref::detail::reverse_subsequences_lengths<std::uint32_t>;
-        const dmlref::detail::ReversedRuns plan = dmlref::detail::plan_reverse_subsequences(
-            call.input(0).run_layout(), call.input(1).run_layout(), call.output().run_layout(),
-            dml_axis);
-        dmlref::visit_width(inputs[0].type, [&]<class W>(std::type_identity<W>) {
-          dmlref::detail::reverse_runs(plan, call.input_view<W>(0).data(), call.input(1).run_data(),
-                                       call.output_view<W>().data(), lengths_of);
-        });
+                                     call.output_buffer(), options, call.reversed());
       });
 }
 

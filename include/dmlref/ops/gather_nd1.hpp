@@ -356,11 +356,14 @@ void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffe
 // GATHER_ND1 as DirectML describes it: validates (G10 included), then runs the plan by element
 // width, with the indices read by their own type. A rejected call writes nothing. A template only
 // so that the engine compiles in the translation unit that calls it (once per width and index
-// type), not in every one that includes dmlref.hpp.
+// type), not in every one that includes dmlref.hpp. `reversed`: tensors the descriptions stand in
+// for, InputTensor, IndicesTensor, OutputTensor (detail::reverse_dimensions).
 template <class Deferred = void>
 void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
-                Buffer output, const GatherNd1Options& options = {}) {
-  const auto bound = detail::bind_gather_nd1(desc, input, indices, output, options);
+                Buffer output, const GatherNd1Options& options = {},
+                std::span<const std::uint8_t> reversed = {}) {
+  auto bound = detail::bind_gather_nd1(desc, input, indices, output, options);
+  detail::reverse_dimensions(detail::kGatherNd1Name, bound, reversed);
   const detail::GatherNd1Plan plan = detail::plan_gather_nd1(
       bound[0].tensor.layout, bound[1].tensor.layout, bound[2].tensor.layout,
       element_size(bound[0].tensor.data_type), desc.InputDimensionCount,
@@ -382,6 +385,6 @@ void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffe
 DMLREF_RUNTIME_INSTANCE(void reference::gather_nd1<void>(const GatherNd1OperatorDesc&, ConstBuffer,
     ConstBuffer, Buffer, const GatherNd1Options&));
 DMLREF_RUNTIME_INSTANCE(void gather_nd1<void>(const GatherNd1OperatorDesc&, ConstBuffer,
-    ConstBuffer, Buffer, const GatherNd1Options&));
+    ConstBuffer, Buffer, const GatherNd1Options&, std::span<const std::uint8_t>));
 
 }  // namespace dmlref

@@ -282,10 +282,13 @@ void join(const std::vector<TensorView<T>>& inputs, TensorView<T> output, std::u
 
 // The runtime entry point: a template only so that the engine compiles in the translation unit
 // that calls it (once per element width), not in every one that includes dmlref.hpp.
+// `reversed`: tensors the descriptions stand in for, InputTensors then OutputTensor
+// (detail::reverse_dimensions).
 template <class Deferred = void>
 void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buffer output,
-          const JoinOptions& options = {}) {
-  const detail::BoundJoin bound = detail::bind_join(desc, inputs, output, options);
+          const JoinOptions& options = {}, std::span<const std::uint8_t> reversed = {}) {
+  detail::BoundJoin bound = detail::bind_join(desc, inputs, output, options);
+  detail::reverse_dimensions(detail::kJoinRoles.op, bound.tensors, reversed);
   const std::span<const BoundTensor> pieces(bound.tensors.data(), bound.tensors.size() - 1);
   visit_width(bound.layouts.data_type, [&]<class W>(std::type_identity<W>) {
     detail::copy_pieces<W>(detail::join_pieces(bound, pieces));
@@ -301,6 +304,6 @@ void join(const JoinOperatorDesc& desc, std::initializer_list<ConstBuffer> input
 DMLREF_RUNTIME_INSTANCE(void reference::join<void>(const JoinOperatorDesc&,
     std::span<const ConstBuffer>, Buffer, const JoinOptions&));
 DMLREF_RUNTIME_INSTANCE(void join<void>(const JoinOperatorDesc&, std::span<const ConstBuffer>,
-    Buffer, const JoinOptions&));
+    Buffer, const JoinOptions&, std::span<const std::uint8_t>));
 
 }  // namespace dmlref

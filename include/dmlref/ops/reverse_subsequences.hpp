@@ -318,13 +318,15 @@ void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuff
 
 // Validates, then dispatches on the element width and the lengths type to the fast path. A
 // template only so that the engine compiles in the translation unit that calls it (once per
-// width), not in every one that includes dmlref.hpp.
+// width), not in every one that includes dmlref.hpp. `reversed`: tensors the descriptions stand
+// in for, InputTensor, SequenceLengthsTensor, OutputTensor (detail::reverse_dimensions).
 template <class Deferred = void>
 void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
                           ConstBuffer sequence_lengths, Buffer output,
-                          const ReverseSubsequencesOptions& options = {}) {
-  const auto bound =
-      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options);
+                          const ReverseSubsequencesOptions& options = {},
+                          std::span<const std::uint8_t> reversed = {}) {
+  auto bound = detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options);
+  detail::reverse_dimensions(detail::kReverseSubsequencesOp, bound, reversed);
   // R4 admits UINT32 and UINT64 only; the length type and the element width are dispatched one
   // after the other (2 + 4 paths, not 2 x 4).
   const detail::RunLengthsFn lengths_of =
@@ -345,6 +347,7 @@ DMLREF_RUNTIME_INSTANCE(void reference::reverse_subsequences<void>(
     const ReverseSubsequencesOperatorDesc&, ConstBuffer, ConstBuffer, Buffer,
     const ReverseSubsequencesOptions&));
 DMLREF_RUNTIME_INSTANCE(void reverse_subsequences<void>(const ReverseSubsequencesOperatorDesc&,
-    ConstBuffer, ConstBuffer, Buffer, const ReverseSubsequencesOptions&));
+    ConstBuffer, ConstBuffer, Buffer, const ReverseSubsequencesOptions&,
+    std::span<const std::uint8_t>));
 
 }  // namespace dmlref

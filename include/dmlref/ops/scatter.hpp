@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -503,12 +504,22 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
 // The runtime entry point: the same description a harness gives DirectML, plus the buffers.
 // Nothing is written unless every check passes. Dispatches on the element width and the index
 // type; a template only so that the engine compiles in the translation unit that calls it.
+// `reversed`: tensors the descriptions stand in for, InputTensor, IndicesTensor, UpdatesTensor,
+// OutputTensor (detail::reverse_dimensions).
 template <class Deferred = void>
 void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
-             ConstBuffer updates, Buffer output, const ScatterOptions& options = {}) {
+             ConstBuffer updates, Buffer output, const ScatterOptions& options = {},
+             std::span<const std::uint8_t> reversed = {}) {
   const ConstBuffer out = output;
-  const detail::ScatterBound b =
+  detail::ScatterBound b =
       detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options);
+  detail::check_reversed_count(detail::kScatterOp, reversed, 4);
+  if (!reversed.empty()) {
+    std::size_t k = 0;
+    for (BoundTensor* t : {&b.input, &b.indices, &b.updates, &b.output}) {
+      detail::reverse_dimensions(*t, reversed[k++]);
+    }
+  }
   // The index type and the element width are dispatched one after the other (4 + 4 paths, not
   // 4 x 4): the targets reader by index type, the moves by width.
   const detail::ElementTargetsFn targets_of =
@@ -527,7 +538,7 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
 DMLREF_RUNTIME_INSTANCE(void reference::scatter<void>(const ScatterOperatorDesc&, ConstBuffer,
     ConstBuffer, ConstBuffer, Buffer, const ScatterOptions&));
 DMLREF_RUNTIME_INSTANCE(void scatter<void>(const ScatterOperatorDesc&, ConstBuffer, ConstBuffer,
-    ConstBuffer, Buffer, const ScatterOptions&));
+    ConstBuffer, Buffer, const ScatterOptions&, std::span<const std::uint8_t>));
 
 }  // namespace dmlref
 

@@ -316,10 +316,13 @@ void split(TensorView<const std::type_identity_t<T>> input,
 
 // The runtime entry point: a template only so that the engine compiles in the translation unit
 // that calls it (once per element width), not in every one that includes dmlref.hpp.
+// `reversed`: tensors the descriptions stand in for, InputTensor then OutputTensors
+// (detail::reverse_dimensions).
 template <class Deferred = void>
 void split(const SplitOperatorDesc& desc, ConstBuffer input, std::span<const Buffer> outputs,
-           const SplitOptions& options = {}) {
-  const detail::BoundSplit bound = detail::bind_split(desc, input, outputs, options);
+           const SplitOptions& options = {}, std::span<const std::uint8_t> reversed = {}) {
+  detail::BoundSplit bound = detail::bind_split(desc, input, outputs, options);
+  detail::reverse_dimensions(detail::kSplit, bound.tensors, reversed);
   const std::span<const BoundTensor> pieces(bound.tensors.data() + 1, bound.tensors.size() - 1);
   visit_width(bound.layouts.data_type, [&]<class W>(std::type_identity<W>) {
     detail::copy_pieces<W>(detail::split_pieces(bound, pieces));
@@ -335,6 +338,6 @@ void split(const SplitOperatorDesc& desc, ConstBuffer input, std::initializer_li
 DMLREF_RUNTIME_INSTANCE(void reference::split<void>(const SplitOperatorDesc&, ConstBuffer,
     std::span<const Buffer>, const SplitOptions&));
 DMLREF_RUNTIME_INSTANCE(void split<void>(const SplitOperatorDesc&, ConstBuffer,
-    std::span<const Buffer>, const SplitOptions&));
+    std::span<const Buffer>, const SplitOptions&, std::span<const std::uint8_t>));
 
 }  // namespace dmlref
