@@ -1516,6 +1516,36 @@ inline void check_no_overlap(std::string_view op, std::span<const BoundTensor> t
   check_no_overlap(op, std::span<const TensorExtent>(extents));
 }
 
+// The runtime entry points' `reversed`: DirectML's strides are unsigned, so a tensor that runs
+// backwards along some dimensions (numpy's x[::-1]) is described by the same elements in
+// increasing order, and reversed[k] has bit d set where the k-th tensor (the description's order)
+// runs backwards along dimension d. Every rule was checked on the descriptions, which cover the
+// very same bytes; each bound tensor is then turned around, so the run reads and writes in the
+// caller's order, copying nothing. Empty: every tensor as described.
+inline void check_reversed_count(std::string_view op, std::span<const std::uint8_t> reversed,
+                                 std::size_t tensors) {
+  if (!reversed.empty() && reversed.size() != tensors) {
+    fail(ErrorCode::InvalidOption, op, ": ", reversed.size(), " reversed masks were given for ",
+         tensors, " tensors; give one per tensor or none");
+  }
+}
+inline void reverse_dimensions(BoundTensor& bound, std::uint8_t dims) {
+  Layout& layout = bound.tensor.layout;
+  std::int64_t first = 0;  // the caller's element 0, in elements past the description's
+  for (std::uint32_t d = 0; d < layout.rank; ++d) {
+    if (((static_cast<unsigned>(dims) >> d) & 1u) == 0) continue;
+    first += (static_cast<std::int64_t>(layout.sizes[d]) - 1) * layout.strides[d];
+    layout.strides[d] = -layout.strides[d];
+  }
+  bound.data = static_cast<const char*>(bound.data) +
+               first * static_cast<std::int64_t>(element_size(bound.tensor.data_type));
+}
+inline void reverse_dimensions(std::string_view op, std::span<BoundTensor> tensors,
+                               std::span<const std::uint8_t> reversed) {
+  check_reversed_count(op, reversed, tensors.size());
+  for (std::size_t k = 0; k < reversed.size(); ++k) reverse_dimensions(tensors[k], reversed[k]);
+}
+
 }  // namespace detail
 
 // A typed view of a validated tensor over its buffer. T must match tensor.data_type.
@@ -7329,11 +7359,14 @@ void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffe
 // GATHER_ND1 as DirectML describes it: validates (G10 included), then runs the plan by element
 // width, with the indices read by their own type. A rejected call writes nothing. A template only
 // so that the engine compiles in the translation unit that calls it (once per width and index
-// type), not in every one that includes dmlref.hpp.
+// type), not in every one that includes dmlref.hpp. `reversed`: tensors the descriptions stand in
+// for, InputTensor, IndicesTensor, OutputTensor (detail::reverse_dimensions).
 template <class Deferred = void>
 void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
-                Buffer output, const GatherNd1Options& options = {}) {
-  const auto bound = detail::bind_gather_nd1(desc, input, indices, output, options);
+                Buffer output, const GatherNd1Options& options = {},
+                std::span<const std::uint8_t> reversed = {}) {
+  auto bound = detail::bind_gather_nd1(desc, input, indices, output, options);
+  detail::reverse_dimensions(detail::kGatherNd1Name, bound, reversed);
   const detail::GatherNd1Plan plan = detail::plan_gather_nd1(
       bound[0].tensor.layout, bound[1].tensor.layout, bound[2].tensor.layout,
       element_size(bound[0].tensor.data_type), desc.InputDimensionCount,
@@ -7355,7 +7388,7 @@ void gather_nd1(const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffe
 DMLREF_RUNTIME_INSTANCE(void reference::gather_nd1<void>(const GatherNd1OperatorDesc&, ConstBuffer,
     ConstBuffer, Buffer, const GatherNd1Options&));
 DMLREF_RUNTIME_INSTANCE(void gather_nd1<void>(const GatherNd1OperatorDesc&, ConstBuffer,
-    ConstBuffer, Buffer, const GatherNd1Options&));
+    ConstBuffer, Buffer, const GatherNd1Options&, std::span<const std::uint8_t>));
 
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_GATHER_ND1_HPP
@@ -7928,10 +7961,13 @@ void join(const std::vector<TensorView<T>>& inputs, TensorView<T> output, std::u
 
 // The runtime entry point: a template only so that the engine compiles in the translation unit
 // that calls it (once per element width), not in every one that includes dmlref.hpp.
+// `reversed`: tensors the descriptions stand in for, InputTensors then OutputTensor
+// (detail::reverse_dimensions).
 template <class Deferred = void>
 void join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs, Buffer output,
-          const JoinOptions& options = {}) {
-  const detail::BoundJoin bound = detail::bind_join(desc, inputs, output, options);
+          const JoinOptions& options = {}, std::span<const std::uint8_t> reversed = {}) {
+  detail::BoundJoin bound = detail::bind_join(desc, inputs, output, options);
+  detail::reverse_dimensions(detail::kJoinRoles.op, bound.tensors, reversed);
   const std::span<const BoundTensor> pieces(bound.tensors.data(), bound.tensors.size() - 1);
   visit_width(bound.layouts.data_type, [&]<class W>(std::type_identity<W>) {
     detail::copy_pieces<W>(detail::join_pieces(bound, pieces));
@@ -7947,7 +7983,7 @@ void join(const JoinOperatorDesc& desc, std::initializer_list<ConstBuffer> input
 DMLREF_RUNTIME_INSTANCE(void reference::join<void>(const JoinOperatorDesc&,
     std::span<const ConstBuffer>, Buffer, const JoinOptions&));
 DMLREF_RUNTIME_INSTANCE(void join<void>(const JoinOperatorDesc&, std::span<const ConstBuffer>,
-    Buffer, const JoinOptions&));
+    Buffer, const JoinOptions&, std::span<const std::uint8_t>));
 
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_JOIN_HPP
@@ -8273,13 +8309,15 @@ void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuff
 
 // Validates, then dispatches on the element width and the lengths type to the fast path. A
 // template only so that the engine compiles in the translation unit that calls it (once per
-// width), not in every one that includes dmlref.hpp.
+// width), not in every one that includes dmlref.hpp. `reversed`: tensors the descriptions stand
+// in for, InputTensor, SequenceLengthsTensor, OutputTensor (detail::reverse_dimensions).
 template <class Deferred = void>
 void reverse_subsequences(const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input,
                           ConstBuffer sequence_lengths, Buffer output,
-                          const ReverseSubsequencesOptions& options = {}) {
-  const auto bound =
-      detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options);
+                          const ReverseSubsequencesOptions& options = {},
+                          std::span<const std::uint8_t> reversed = {}) {
+  auto bound = detail::bind_reverse_subsequences(desc, input, sequence_lengths, output, options);
+  detail::reverse_dimensions(detail::kReverseSubsequencesOp, bound, reversed);
   // R4 admits UINT32 and UINT64 only; the length type and the element width are dispatched one
   // after the other (2 + 4 paths, not 2 x 4).
   const detail::RunLengthsFn lengths_of =
@@ -8300,7 +8338,8 @@ DMLREF_RUNTIME_INSTANCE(void reference::reverse_subsequences<void>(
     const ReverseSubsequencesOperatorDesc&, ConstBuffer, ConstBuffer, Buffer,
     const ReverseSubsequencesOptions&));
 DMLREF_RUNTIME_INSTANCE(void reverse_subsequences<void>(const ReverseSubsequencesOperatorDesc&,
-    ConstBuffer, ConstBuffer, Buffer, const ReverseSubsequencesOptions&));
+    ConstBuffer, ConstBuffer, Buffer, const ReverseSubsequencesOptions&,
+    std::span<const std::uint8_t>));
 
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_REVERSE_SUBSEQUENCES_HPP
@@ -8315,6 +8354,7 @@ DMLREF_RUNTIME_INSTANCE(void reverse_subsequences<void>(const ReverseSubsequence
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -8811,12 +8851,22 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
 // The runtime entry point: the same description a harness gives DirectML, plus the buffers.
 // Nothing is written unless every check passes. Dispatches on the element width and the index
 // type; a template only so that the engine compiles in the translation unit that calls it.
+// `reversed`: tensors the descriptions stand in for, InputTensor, IndicesTensor, UpdatesTensor,
+// OutputTensor (detail::reverse_dimensions).
 template <class Deferred = void>
 void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer indices,
-             ConstBuffer updates, Buffer output, const ScatterOptions& options = {}) {
+             ConstBuffer updates, Buffer output, const ScatterOptions& options = {},
+             std::span<const std::uint8_t> reversed = {}) {
   const ConstBuffer out = output;
-  const detail::ScatterBound b =
+  detail::ScatterBound b =
       detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options);
+  detail::check_reversed_count(detail::kScatterOp, reversed, 4);
+  if (!reversed.empty()) {
+    std::size_t k = 0;
+    for (BoundTensor* t : {&b.input, &b.indices, &b.updates, &b.output}) {
+      detail::reverse_dimensions(*t, reversed[k++]);
+    }
+  }
   // The index type and the element width are dispatched one after the other (4 + 4 paths, not
   // 4 x 4): the targets reader by index type, the moves by width.
   const detail::ElementTargetsFn targets_of =
@@ -8835,7 +8885,7 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
 DMLREF_RUNTIME_INSTANCE(void reference::scatter<void>(const ScatterOperatorDesc&, ConstBuffer,
     ConstBuffer, ConstBuffer, Buffer, const ScatterOptions&));
 DMLREF_RUNTIME_INSTANCE(void scatter<void>(const ScatterOperatorDesc&, ConstBuffer, ConstBuffer,
-    ConstBuffer, Buffer, const ScatterOptions&));
+    ConstBuffer, Buffer, const ScatterOptions&, std::span<const std::uint8_t>));
 
 }  // namespace dmlref
 
@@ -9637,10 +9687,13 @@ void split(TensorView<const std::type_identity_t<T>> input,
 
 // The runtime entry point: a template only so that the engine compiles in the translation unit
 // that calls it (once per element width), not in every one that includes dmlref.hpp.
+// `reversed`: tensors the descriptions stand in for, InputTensor then OutputTensors
+// (detail::reverse_dimensions).
 template <class Deferred = void>
 void split(const SplitOperatorDesc& desc, ConstBuffer input, std::span<const Buffer> outputs,
-           const SplitOptions& options = {}) {
-  const detail::BoundSplit bound = detail::bind_split(desc, input, outputs, options);
+           const SplitOptions& options = {}, std::span<const std::uint8_t> reversed = {}) {
+  detail::BoundSplit bound = detail::bind_split(desc, input, outputs, options);
+  detail::reverse_dimensions(detail::kSplit, bound.tensors, reversed);
   const std::span<const BoundTensor> pieces(bound.tensors.data() + 1, bound.tensors.size() - 1);
   visit_width(bound.layouts.data_type, [&]<class W>(std::type_identity<W>) {
     detail::copy_pieces<W>(detail::split_pieces(bound, pieces));
@@ -9656,7 +9709,7 @@ void split(const SplitOperatorDesc& desc, ConstBuffer input, std::initializer_li
 DMLREF_RUNTIME_INSTANCE(void reference::split<void>(const SplitOperatorDesc&, ConstBuffer,
     std::span<const Buffer>, const SplitOptions&));
 DMLREF_RUNTIME_INSTANCE(void split<void>(const SplitOperatorDesc&, ConstBuffer,
-    std::span<const Buffer>, const SplitOptions&));
+    std::span<const Buffer>, const SplitOptions&, std::span<const std::uint8_t>));
 
 }  // namespace dmlref
 #endif  // DMLREF_SINGLE_HEADER_DMLREF_OPS_SPLIT_HPP
