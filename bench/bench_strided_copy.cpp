@@ -1,11 +1,15 @@
 // strided_copy against memcpy of the same byte count, in the same process: a packed copy (merges
 // to one memcpy), a 2-D transpose, a broadcast row, a broadcast column, padded source rows; for
 // float32, float16 and int64. Plus the run-length sweep that chose kMemcpyMinRunBytes: short
-// contiguous runs moved by memcpy versus by the inlined copy_bytes_short.
+// contiguous runs moved by memcpy versus by the inlined copy_bytes_short. And the streaming
+// stores' two orders, which chose stream_interleaves_pages: "stream/lines" line by line
+// (copy_bytes_streaming_lines), "stream/pages" two 4 KiB pages at a time
+// (copy_bytes_streaming_pages), on 1 and 2 threads (each thread its share).
 //
 // Command and results: bench/README.md.
 #include "bench_baseline.hpp"
 
+#include <dmlref/parallel.hpp>
 #include <dmlref/strided_copy.hpp>
 
 #include <array>
@@ -155,6 +159,41 @@ void register_sweep(const char* type_name) {
   }
 }
 
+// `bytes` copied by copy_bytes_streaming_pages or _lines on range(1) threads of the engine's pool,
+// each a share of whole pages; wall-clock time.
+void bm_stream(benchmark::State& state, bool pages) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  const auto threads = static_cast<std::uint32_t>(state.range(1));
+  AlignedBuffer src(bytes), dst(bytes);
+  dmlref::set_num_threads(threads);
+  const std::uint64_t page_count = bytes / dmlref::detail::kStreamPage;
+  const auto copy = [&](std::uint64_t begin, std::uint64_t end) {
+    const std::size_t at = begin * dmlref::detail::kStreamPage;
+    const std::size_t n = (end - begin) * dmlref::detail::kStreamPage;
+    if (pages) {
+      dmlref::detail::copy_bytes_streaming_pages(dst.data() + at, src.data() + at, n);
+    } else {
+      dmlref::detail::copy_bytes_streaming_lines(dst.data() + at, src.data() + at, n);
+    }
+    dmlref::detail::stream_fence();
+  };
+  for (auto _ : state) {
+    dmlref::detail::parallel_ranges(threads, page_count, copy);
+    benchmark::ClobberMemory();
+  }
+  dmlref::set_num_threads(0);
+  dmlref::bench::set_bytes_processed(state, bytes);
+}
+
+void register_stream() {
+  for (const bool pages : {false, true}) {
+    auto* b = benchmark::RegisterBenchmark(pages ? "stream/pages" : "stream/lines",
+                                           [pages](benchmark::State& s) { bm_stream(s, pages); });
+    b->ArgNames({"bytes", "threads"})->UseRealTime();
+    for (std::int64_t mib : {16, 256}) b->Args({mib << 20, 1})->Args({mib << 20, 2});
+  }
+}
+
 [[maybe_unused]] const bool kRegistered = [] {
   dmlref::bench::register_memcpy_baseline();
   register_type<float>("float32");
@@ -164,6 +203,7 @@ void register_sweep(const char* type_name) {
   register_sweep<dmlref::float16>("float16");
   register_sweep<float>("float32");
   register_sweep<std::int64_t>("int64");
+  register_stream();
   return true;
 }();
 

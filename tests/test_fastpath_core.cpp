@@ -308,6 +308,40 @@ TEST_CASE("copy_bytes_streaming equals memcpy for every length 0-300 and destina
   }
 }
 
+TEST_CASE("copy_bytes_streaming two pages at a time equals memcpy around every page boundary") {
+  // Both orders, called directly, so the interleaved one (stream_interleaves_pages) runs on any
+  // core: lengths on both sides of one and of several 8 KiB blocks, with tails of every kind.
+  const std::size_t page = detail::kStreamPage;
+  std::vector<unsigned char> src(5 * page + 64);
+  // Bytes that differ a page apart (i * 13 alone repeats every 256), so a line taken from the
+  // wrong page shows.
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    src[i] = static_cast<unsigned char>((i * 13 + 5) ^ (i >> 8));
+  }
+  std::vector<unsigned char> expected(src.size() + 32), actual(src.size() + 32);
+  for (const bool pages : {true, false}) {
+    for (std::size_t misalign : {0u, 1u, 8u, 15u}) {
+      for (std::size_t bytes : {2 * page - 1, 2 * page, 2 * page + 1, 2 * page + 77, 4 * page,
+                                4 * page + 63, 4 * page + 64, 5 * page + 17}) {
+        std::fill(expected.begin(), expected.end(), kSentinel);
+        std::fill(actual.begin(), actual.end(), kSentinel);
+        // The vectors' storage is 16-byte aligned (operator new), so `misalign` is the offset.
+        std::memcpy(expected.data() + misalign, src.data() + 3, bytes);
+        if (pages) {
+          detail::copy_bytes_streaming_pages(actual.data() + misalign, src.data() + 3, bytes);
+        } else {
+          detail::copy_bytes_streaming_lines(actual.data() + misalign, src.data() + 3, bytes);
+        }
+        detail::stream_fence();
+        CAPTURE(pages);
+        CAPTURE(misalign);
+        CAPTURE(bytes);
+        CHECK(expected == actual);
+      }
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("copy_with_plan with streaming stores equals reference_copy", T,
                    DMLREF_ALL_TYPES) {
   // Rows from below to well above kStreamMinRunBytes, padded on both sides so every row starts
