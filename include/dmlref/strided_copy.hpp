@@ -396,6 +396,17 @@ DMLREF_ALWAYS_INLINE void stream_line(unsigned char* d, const unsigned char* s) 
   _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), c);
   _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
 }
+
+// Copies the bytes before d's first 16-byte boundary (up to `bytes`), which streaming stores
+// cannot write, and returns their count. Under 16 bytes: inline copies, not a call of memcpy per
+// run (a third of the time of streaming 64-byte gathered rows, with the tail's).
+DMLREF_ALWAYS_INLINE std::size_t copy_stream_head(unsigned char* d, const unsigned char* s,
+                                                  std::size_t bytes) noexcept {
+  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(d) % 16;
+  const std::size_t head = std::min(bytes, misalign == 0 ? std::size_t{0} : 16 - misalign);
+  copy_bytes_short(d, s, head);
+  return head;
+}
 #endif
 
 // Runs of at least this many bytes stream two 4 KiB pages at a time where the core gains from it
@@ -427,12 +438,7 @@ DMLREF_ALWAYS_INLINE void copy_bytes_streaming_lines(void* dst, const void* src,
 #if defined(__SSE2__) || defined(_M_X64)
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
-  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(d) % 16;
-  const std::size_t head = std::min(bytes, misalign == 0 ? std::size_t{0} : 16 - misalign);
-  // The ends are under 16 bytes: inline copies, not two calls of memcpy per run (a third of the
-  // time of streaming 64-byte gathered rows).
-  copy_bytes_short(d, s, head);
-  std::size_t i = head;
+  std::size_t i = copy_stream_head(d, s, bytes);
   for (; i + 64 <= bytes; i += 64) stream_line(d + i, s + i);
   for (; i + 16 <= bytes; i += 16) {
     _mm_stream_si128(reinterpret_cast<__m128i*>(d + i),
@@ -450,10 +456,7 @@ inline void copy_bytes_streaming_pages(void* dst, const void* src, std::size_t b
 #if defined(__SSE2__) || defined(_M_X64)
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
-  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(d) % 16;
-  const std::size_t head = std::min(bytes, misalign == 0 ? std::size_t{0} : 16 - misalign);
-  copy_bytes_short(d, s, head);
-  std::size_t i = head;
+  std::size_t i = copy_stream_head(d, s, bytes);
   for (; i + 2 * kStreamPage <= bytes; i += 2 * kStreamPage) {
     for (std::size_t j = i; j < i + kStreamPage; j += 64) {
       stream_line(d + j, s + j);
