@@ -260,6 +260,10 @@ TEST_CASE_TEMPLATE("legal_index_bounds and all_indices_legal agree with normaliz
       CHECK(all_indices_legal(run.data(), 1, run.size(), bounds) == legal);
       CHECK(all_indices_legal(run.data(), 5, 2, bounds) == legal);
       CHECK(all_indices_legal(run.data() + 5, -1, run.size(), bounds) == legal);
+      // Inside a run long enough for the unit-stride loop's blocks.
+      std::vector<I> long_run(11, u(0));
+      long_run[3] = v;
+      CHECK(all_indices_legal(long_run.data(), 1, long_run.size(), bounds) == legal);
     }
   }
 }
@@ -271,7 +275,10 @@ TEST_CASE_TEMPLATE("all_indices_legal finds one bad index at every position of r
   const std::uint64_t n = 100;
   const IndexBounds<I> bounds = legal_index_bounds<I>(n);
   std::vector<I> bad_values = {static_cast<I>(n), std::numeric_limits<I>::max()};
-  if constexpr (std::is_signed_v<I>) bad_values.push_back(static_cast<I>(-101));
+  if constexpr (std::is_signed_v<I>) {
+    bad_values.push_back(static_cast<I>(-101));
+    bad_values.push_back(std::numeric_limits<I>::min());
+  }
   for (std::size_t length = 1; length <= 40; ++length) {
     std::vector<I> run(length);
     for (std::size_t i = 0; i < length; ++i) run[i] = static_cast<I>(i % n);

@@ -67,6 +67,28 @@ template <IndexElement I>
 bool all_indices_legal(const I* run, std::int64_t step, std::uint64_t n,
                        IndexBounds<I> bounds) noexcept {
   unsigned good = 1;
+  if constexpr (sizeof(I) == 8) {
+    if (step == 1) {
+      // Baseline x86-64 has no 64-bit vector compare, so this loop is scalar: one unsigned
+      // compare per index (v - lo, wrapping, is at most hi - lo exactly when lo <= v <= hi), as
+      // four running maxima that do not wait on each other. Twice the speed of the two signed
+      // tests (bench_table scatter_axis1 with int64 indices).
+      const auto lo = static_cast<std::uint64_t>(bounds.lo);
+      const std::uint64_t span = static_cast<std::uint64_t>(bounds.hi) - lo;
+      const auto offset = [lo](I v) { return static_cast<std::uint64_t>(v) - lo; };
+      std::uint64_t m0 = 0, m1 = 0, m2 = 0, m3 = 0;
+      std::uint64_t i = 0;
+      for (; i + 8 <= n; i += 8) {
+        detail::prefetch_stream(run + i);
+        m0 = std::max({m0, offset(run[i]), offset(run[i + 4])});
+        m1 = std::max({m1, offset(run[i + 1]), offset(run[i + 5])});
+        m2 = std::max({m2, offset(run[i + 2]), offset(run[i + 6])});
+        m3 = std::max({m3, offset(run[i + 3]), offset(run[i + 7])});
+      }
+      for (; i < n; ++i) m0 = std::max(m0, offset(run[i]));
+      return std::max({m0, m1, m2, m3}) <= span;
+    }
+  }
   if (step == 1) {
     // Blocks of a fixed count: GCC's -O2 vectorises only loops whose trip count the vector
     // width divides, so an open-ended loop stays scalar there (5x slower, bench_table scatter).
