@@ -2,8 +2,7 @@
 """Issue 36's table side by side: dmlref (the Python module), numpy and PyTorch on the same
 float32 shapes, each as a ratio to its own library's copy of the output bytes (numpy.copyto,
 torch.Tensor.copy_) timed in the same process, in alternating rounds (the fastest round of each).
-dmlref is compared with numpy.copyto. Every peer writes into preallocated outputs where its API
-allows; dmlref.split has no `out=` and allocates its pieces.
+dmlref is compared with numpy.copyto. Every library writes into preallocated outputs.
 
     python3 bench/peers.py [--mib 16 256] [--threads 1 all] [--rounds 5]
 
@@ -110,7 +109,8 @@ def split_rows64(n, rng):
         for i, p in enumerate(touts):
             p.copy_(tw[:, 16 * i:16 * i + 16])
 
-    return {"dmlref": (lambda: dmlref.split(whole, 4, axis=1), np_copy(whole)),
+    pieces = [np.empty((n // 64, 16), np.float32) for _ in range(4)]
+    return {"dmlref": (lambda: dmlref.split(whole, 4, axis=1, out=pieces), np_copy(whole)),
             "numpy": (np_split, np_copy(whole)),
             "torch": (torch_split, torch_copy(torch.from_numpy(np.empty_like(whole))))}
 

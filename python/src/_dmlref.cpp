@@ -657,25 +657,28 @@ struct OutOperand {
   OutArray array;
 };
 
-OutOperand import_out(Speaker& speaker, nb::handle obj) {
+// `arg`: the argument's name in messages ("out", or "out[1]" of SPLIT's list); `dml_name`: the
+// tensor it stands for in the operator's description.
+OutOperand import_out(Speaker& speaker, nb::handle obj, const std::string& arg = "out",
+                      const std::string& dml_name = "OutputTensor") {
   const std::string& func = speaker.func();
-  speaker.name("OutputTensor", "out");
+  if (dml_name == "OutputTensor") speaker.name("OutputTensor", "out");
   OutOperand out;
-  out.operand.name = "OutputTensor";
+  out.operand.name = dml_name;
   out.operand.source = nb::borrow(obj);
   if (is_numpy_array(obj)) {
-    check_numpy_dtype(func, "out", obj);
+    check_numpy_dtype(func, arg, obj);
     if (!nb::cast<bool>(obj.attr("flags").attr("writeable"))) {
-      throw nb::value_error((func + ": out is read-only").c_str());
+      throw nb::value_error((func + ": " + arg + " is read-only").c_str());
     }
   }
   if (!nb::try_cast(obj, out.array, false)) {
     InArray readable;
-    if (!nb::try_cast(obj, readable, false)) not_an_array(func, "out", obj);
-    checked_type(func, "out", obj, readable);
-    throw nb::value_error((func + ": out is read-only").c_str());
+    if (!nb::try_cast(obj, readable, false)) not_an_array(func, arg, obj);
+    checked_type(func, arg, obj, readable);
+    throw nb::value_error((func + ": " + arg + " is read-only").c_str());
   }
-  const DataType type = checked_type(func, "out", obj, out.array);
+  const DataType type = checked_type(func, arg, obj, out.array);
   fill_operand(out.operand, out.array, type);
   check_rank(out.operand);
   return out;
@@ -934,7 +937,7 @@ class Described {
 // T12 and T13 on the caller's own arrays, for calls where a copy stood in for one of them (the
 // runtime layer saw the copy). Tensors keep their DirectML names.
 void check_caller_aliasing(std::string_view op, const std::vector<const Operand*>& inputs,
-                           const Operand& output) {
+                           const std::vector<const Operand*>& outputs) {
   std::vector<dmlref::TensorExtent> extents;
   auto add = [&](const Operand& a, bool is_output) {
     const std::optional<Layout> layout = signed_layout(a, sizes_of(op, a));
@@ -944,7 +947,7 @@ void check_caller_aliasing(std::string_view op, const std::vector<const Operand*
         dmlref::tensor_extent(a.name, a.data, *layout, dmlref::element_size(a.type), is_output));
   };
   for (const Operand* in : inputs) add(*in, false);
-  add(output, true);
+  for (const Operand* out : outputs) add(*out, true);
   dmlref::detail::check_no_overlap(op, std::span<const dmlref::TensorExtent>(extents));
 }
 
@@ -1054,7 +1057,7 @@ class SingleOutputCall {
       if (out_ && (output_.substituted() || any_input_substituted())) {
         std::vector<const Operand*> inputs;
         for (const Operand& in : inputs_) inputs.push_back(&in);
-        check_caller_aliasing(op_, inputs, out_->operand);
+        check_caller_aliasing(op_, inputs, {&out_->operand});
       }
     }
     nb::object result;
@@ -1153,7 +1156,8 @@ nb::object join_impl(Speaker& speaker, const nb::object& arrays, std::int64_t ax
 }
 
 nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& sizes,
-                    std::int64_t axis, const std::optional<std::string>& feature_level) {
+                    std::int64_t axis, const std::optional<std::string>& feature_level,
+                    const nb::object& out) {
   constexpr std::string_view op = "SPLIT";
   dmlref::SplitOptions options;
   options.feature_level = parse_feature_level(op, feature_level);
@@ -1162,7 +1166,7 @@ nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& siz
       normalize_axis(op, ErrorCode::S4, "InputTensor", axis, input.ndim());
   // The pieces are the caller's `sizes`: "the OutputTensors' Sizes[1] add up to" reads
   // "sizes add up to"; one piece is "result[2]".
-  speaker.name("OutputTensors", "result");
+  speaker.name("OutputTensors", out.is_none() ? "result" : "out");
   speaker.phrase("the OutputTensors' Sizes[" + std::to_string(dml_axis) + "] add up to",
                  "sizes add up to");
   const std::vector<std::uint32_t> input_sizes = sizes_of(op, input);
@@ -1197,6 +1201,34 @@ nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& siz
       }
     }
   }
+  // `out=`: one writable array per piece, each of the piece's shape (any strides).
+  std::vector<OutOperand> outs;
+  if (!out.is_none()) {
+    if (!nb::isinstance<nb::list>(out) && !nb::isinstance<nb::tuple>(out)) {
+      throw nb::type_error((speaker.func() + ": out must be a list or tuple of arrays, one per "
+                            "piece, not " + py_str(nb::type_name(out.type()))).c_str());
+    }
+    const nb::sequence arrays = nb::borrow<nb::sequence>(out);
+    if (nb::len(arrays) != output_sizes.size()) {
+      const std::size_t given = nb::len(arrays);
+      throw nb::value_error((speaker.func() + ": out has " + std::to_string(given) +
+                             (given == 1 ? " array" : " arrays") + " but sizes makes " +
+                             std::to_string(output_sizes.size()) +
+                             (output_sizes.size() == 1 ? " piece" : " pieces")).c_str());
+    }
+    for (std::size_t i = 0; i < output_sizes.size(); ++i) {
+      const std::string arg = "out[" + std::to_string(i) + "]";
+      outs.push_back(import_out(speaker, arrays[i], arg,
+                                "OutputTensors[" + std::to_string(i) + "]"));
+      const std::vector<std::int64_t>& got = outs.back().operand.shape;
+      const std::vector<std::int64_t> want = shape_of(output_sizes[i], 0);
+      if (got != want) {
+        throw nb::value_error((speaker.func() + ": " + arg + ".shape is " + shape_text(got) +
+                               " but piece " + std::to_string(i) + " has shape " +
+                               shape_text(want)).c_str());
+      }
+    }
+  }
   Described input_described;
   std::vector<Described> outputs(output_sizes.size());
   std::vector<BufferTensorDesc> descs(output_sizes.size());
@@ -1205,32 +1237,53 @@ nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& siz
     nb::gil_scoped_release unlocked;
     input_described.describe(op, input, false);
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      outputs[i].describe_new(output_sizes[i], input.type);
+      if (outs.empty()) {
+        outputs[i].describe_new(output_sizes[i], input.type);
+      } else {
+        outputs[i].describe(op, outs[i].operand, true);
+      }
       descs[i] = outputs[i].desc();
     }
     desc = {&input_described.desc(), static_cast<std::uint32_t>(descs.size()), descs.data(),
             dml_axis};
     dmlref::validate_split(desc, options);
+    // A temporary stands in for a tensor whose strides DirectML cannot describe: the caller's own
+    // memory is then checked for overlaps, as the operator checks the descriptions.
+    const bool substituted =
+        input_described.substituted() ||
+        std::any_of(outputs.begin(), outputs.end(), [](const Described& d) { return d.substituted(); });
+    if (!outs.empty() && substituted) {
+      std::vector<const Operand*> targets;
+      for (const OutOperand& o : outs) targets.push_back(&o.operand);
+      check_caller_aliasing(op, {&input}, targets);
+    }
   }
   nb::list result;
   std::vector<OutArray> arrays;
   std::vector<dmlref::Buffer> buffers;
   nb::object empty = nb::module_::import_("numpy").attr("empty");
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    nb::list dims;
-    for (std::uint32_t s : output_sizes[i]) dims.append(s);
-    nb::object array = empty(nb::tuple(dims), numpy_name(input.type));
-    arrays.push_back(nb::cast<OutArray>(array));
-    outputs[i].bind(arrays.back().data());
+    if (outs.empty()) {
+      nb::list dims;
+      for (std::uint32_t s : output_sizes[i]) dims.append(s);
+      nb::object array = empty(nb::tuple(dims), numpy_name(input.type));
+      arrays.push_back(nb::cast<OutArray>(array));
+      outputs[i].bind(arrays.back().data());
+      result.append(array);
+    } else {
+      result.append(outs[i].operand.source);
+    }
     buffers.push_back(outputs[i].buffer());
-    result.append(array);
   }
   {
     nb::gil_scoped_release unlocked;
-    // The input's reversed dimensions; the outputs are new arrays.
-    std::vector<std::uint8_t> reversed(1 + outputs.size(), 0);
-    reversed[0] = input_described.reversed();
+    std::vector<std::uint8_t> reversed;
+    reversed.push_back(input_described.reversed());
+    for (const Described& o : outputs) reversed.push_back(o.reversed());
     dmlref::split(desc, input_described.cbuffer(), buffers, options, reversed);
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      if (outputs[i].substituted()) outputs[i].copy_back(outs[i].operand);
+    }
   }
   return result;
 }
@@ -1600,9 +1653,10 @@ nb::object join(const nb::object& arrays, std::int64_t axis,
 }
 
 nb::list split(const nb::object& x, const nb::object& sizes, std::int64_t axis,
-               const std::optional<std::string>& feature_level) {
+               const std::optional<std::string>& feature_level, const nb::object& out) {
   Speaker speaker("dmlref.split");
-  return speaking(speaker, [&] { return split_impl(speaker, x, sizes, axis, feature_level); });
+  return speaking(speaker,
+                  [&] { return split_impl(speaker, x, sizes, axis, feature_level, out); });
 }
 
 nb::object scatter(const nb::object& data, const nb::object& indices, const nb::object& updates,
@@ -1842,9 +1896,12 @@ NB_MODULE(_dmlref, m) {
         "array of the result's shape and dtype (any strides), written only when the call\n"
         "succeeds, and returned. Raises dmlref.Error (with .code) on a broken rule.");
   m.def("split", &split, "x"_a, "sizes"_a, "axis"_a = 0, "feature_level"_a = nb::none(),
+        "out"_a = nb::none(),
         "DirectML SPLIT: cuts x along `axis` into pieces of the given sizes (a list that sums to\n"
-        "x.shape[axis]), or into `sizes` equal pieces when it is an int. Returns new C-contiguous\n"
-        "arrays. Raises dmlref.Error (with .code) on a broken rule.");
+        "x.shape[axis]), or into `sizes` equal pieces when it is an int. Returns a list of new\n"
+        "C-contiguous arrays, or with out=, a list or tuple of preallocated arrays (one per piece,\n"
+        "of its shape and x's dtype, any strides), the arrays themselves, written only when the\n"
+        "call succeeds. Raises dmlref.Error (with .code) on a broken rule.");
   m.def("scatter", &scatter, "data"_a, "indices"_a, "updates"_a, "axis"_a = 0,
         "duplicates"_a = "last", "clamp_indices"_a = false, "feature_level"_a = nb::none(),
         "out"_a = nb::none(),

@@ -118,6 +118,49 @@ def test_split_of_broadcast_input():
     assert same_bits(a, np.ascontiguousarray(x[:1])) and same_bits(b, np.ascontiguousarray(x[1:]))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_split_out_writes_the_given_arrays(dtype, layout):
+    x = layouts(distinct((4, 7), dtype))[layout]
+    expected = np.split(x, [2, 3], axis=1)
+    # Outputs C-ordered, strided (every other column of a wider array) and reversed.
+    wide = np.zeros((4, 2), dtype)
+    strided_base = np.zeros((4, 3), dtype)
+    reversed_base = np.zeros((4, 4), dtype)
+    outs = (wide, strided_base[:, ::3], reversed_base[::-1, ::-1])
+    parts = dmlref.split(x, [2, 1, 4], axis=1, out=outs)
+    assert all(p is o for p, o in zip(parts, outs))
+    for got, want in zip(outs, expected):
+        assert same_bits(np.ascontiguousarray(got), np.ascontiguousarray(want))
+    assert not strided_base[:, 1:].any()  # the columns between the strided output's stay 0
+
+
+def test_split_out_is_checked_and_left_untouched_on_error():
+    x = distinct((2, 7), np.float32)
+    a, b = np.full((2, 3), -1, np.float32), np.full((2, 4), -1, np.float32)
+    with pytest.raises(ValueError, match=r"out has 1 array but sizes makes 2 pieces"):
+        dmlref.split(x, [3, 4], axis=1, out=[a])
+    with pytest.raises(ValueError, match=re.escape("out[1].shape is (2, 5) but piece 1 has shape "
+                                                   "(2, 4)")):
+        dmlref.split(x, [3, 4], axis=1, out=[a, np.zeros((2, 5), np.float32)])
+    with pytest.raises(dmlref.Error, match=r"out\[1\]\.dtype is int32 but x\.dtype is float32") as e:
+        dmlref.split(x, [3, 4], axis=1, out=[a, np.zeros((2, 4), np.int32)])
+    assert e.value.code == "S3"
+    with pytest.raises(TypeError, match="out must be a list or tuple of arrays"):
+        dmlref.split(x, [3, 4], axis=1, out=a)
+    read_only = np.zeros((2, 4), np.float32)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match=re.escape("out[1] is read-only")):
+        dmlref.split(x, [3, 4], axis=1, out=[a, read_only])
+    with pytest.raises(dmlref.Error, match=r"out\[0\] .* overlaps x") as e:  # T13
+        dmlref.split(x, [3, 4], axis=1, out=[x[:, :3], b])
+    assert e.value.code == "T13"
+    shared = np.zeros((2, 7), np.float32)
+    with pytest.raises(dmlref.Error, match=r"out\[0\] .* overlaps out\[1\]"):
+        dmlref.split(x, [3, 4], axis=1, out=[shared[:, :3], shared[:, 2:6]])
+    assert (a == -1).all() and (b == -1).all() and not shared.any()
+
+
 def test_join_64_mib():
     a = np.arange(8 << 20, dtype=np.uint32).reshape(2048, 4096)  # 32 MiB each
     b = a[::-1] + np.uint32(1)
