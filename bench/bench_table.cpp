@@ -1,5 +1,5 @@
-// The layouts of issue 12's speed table, through the runtime entry points (what a GPU harness
-// calls), float32, against memcpy of the same output bytes in the same process. Cases
+// The layouts a GPU test harness calls most, through the runtime entry points (what such a
+// harness calls), float32, against memcpy of the same output bytes in the same process. Cases
 // (bytes = output bytes):
 //   join_axis0 / split_axis0       {rows, 256} halves along axis 0
 //   join_inner64 / split_inner64   four pieces along the last axis, 64-byte rows each

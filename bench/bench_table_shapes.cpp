@@ -1,13 +1,13 @@
-// bench_table's shape matrix (linked into bench_table): each case class of issue 36's table on
-// seeded random shapes: power-of-two and odd sizes, 2 to 8 dimensions, elements of 1 to 8 bytes,
+// bench_table's shape matrix (linked into bench_table): each case class of bench/peers.py's table
+// on seeded random shapes: power-of-two and odd sizes, 2 to 8 dimensions, elements of 1 to 8 bytes,
 // lengths and indices that differ per row. Every shape runs on one thread and on all of them, and
 // reports `memcpy_ratio`: a one-thread memcpy of the same output bytes, timed in the same
 // benchmark in rounds alternating with the operator, over the operator's time (the fastest round
 // of each; above 1: faster than memcpy).
 // A summary per class reports the minimum and median of that ratio over its shapes
 // ("matrix/<class>/summary": min_1t, median_1t, min_all, median_all), so a shape that falls
-// behind shows in the repository's own numbers. The issue's own shapes (float32, 16 and 256 MiB)
-// run as "issue/<class>/<MiB>".
+// behind shows in the repository's own numbers. The shapes of bench/peers.py's table (float32, 16
+// and 256 MiB) run as "peers/<class>/<MiB>", the engine alone on the shapes numpy and PyTorch run.
 //   DMLREF_BENCH_MATRIX_MIB   output size of the matrix's shapes (default 16)
 //   DMLREF_BENCH_MATRIX_SHAPES  shapes per class (default 6)
 #include "bench_baseline.hpp"
@@ -292,7 +292,7 @@ std::pair<std::uint32_t, std::uint32_t> rows_cols(Draw& d, DataType type, const 
 struct Class {
   const char* name;
   std::function<std::unique_ptr<Case>(Draw&, int shape)> make;   // the matrix's draw
-  std::function<std::unique_ptr<Case>(std::uint64_t bytes)> issue;  // the issue's own shape
+  std::function<std::unique_ptr<Case>(std::uint64_t bytes)> peers;  // bench/peers.py's shape
 };
 
 std::uint64_t about(Draw& d, std::uint64_t lo, std::uint64_t hi) {
@@ -507,9 +507,9 @@ void summary(benchmark::State& state, const std::string& name) {
   }
   for (const Class& k : classes()) {
     for (const std::uint64_t mib : {16u, 256u}) {
-      const Factory make = [k, mib] { return k.issue(mib << 20); };
+      const Factory make = [k, mib] { return k.peers(mib << 20); };
       for (const bool all : {false, true}) {
-        const std::string name = std::string("issue/") + k.name + "/" + std::to_string(mib) +
+        const std::string name = std::string("peers/") + k.name + "/" + std::to_string(mib) +
                                  (all ? "/threads:all" : "/threads:1");
         benchmark::RegisterBenchmark(name.c_str(), [make, all](benchmark::State& st) {
           run_case(st, make, all, "", 0);

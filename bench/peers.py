@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 36's table side by side: dmlref (the Python module), numpy and PyTorch on the same
+"""The speed table side by side: dmlref (the Python module), numpy and PyTorch on the same
 float32 shapes, each as a ratio to its own library's copy of the output bytes (numpy.copyto,
 torch.Tensor.copy_) timed in the same process, in alternating rounds (the fastest round of each).
 dmlref is compared with numpy.copyto. Every library writes into preallocated outputs.

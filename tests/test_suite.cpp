@@ -475,7 +475,7 @@ TEST_CASE("suite: every expected output is re-derived by the reference loops") {
 }
 
 // ------------------------------------------------------------------------------------------------
-// The suite as a careless user and an attacker would use it (issue 34, items 1-10), through the
+// The suite as a careless user and an attacker would use it, through the
 // runner, a fake DxDispatch (tests/suite_fake_device.sh) and verify.
 
 namespace {

@@ -1015,7 +1015,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
     // Where even 16 runs' extent along the axis overflows the L1 cache, each element is a line
     // of its own row (a page apart in a tensor of 4 KiB rows): the loop waits on one load after
     // another, so it takes whole chunks and asks for each run's element kReverseAheadRows
-    // positions ahead. bench_table issue/reverse_axis0 (float32 along axis 0, a random length
+    // positions ahead. bench_table peers/reverse_axis0 (float32 along axis 0, a random length
     // per column, one core, five alternating runs on a busy machine): 256 MiB {65536, 1024}
     // 0.017-0.027 of memcpy in groups of 16 runs, 0.031-0.037 in chunks with the requests; at
     // 16 MiB (the source fits the L3 cache) 0.03-0.09 either way.
