@@ -71,8 +71,9 @@ bool all_indices_legal(const I* run, std::int64_t step, std::uint64_t n,
     if (step == 1) {
       // Baseline x86-64 has no 64-bit vector compare, so this loop is scalar: one unsigned
       // compare per index (v - lo, wrapping, is at most hi - lo exactly when lo <= v <= hi), as
-      // four running maxima that do not wait on each other. Twice the speed of the two signed
-      // tests (bench_table scatter_axis1 with int64 indices).
+      // four running maxima that do not wait on each other, instead of two signed tests in one
+      // chain. With scatter_targets' own change, SCATTER of 16 MiB of float32 with int64 indices
+      // went from 7.4 to 5.5 ms on one core (perf: this pass 29% of the time before).
       const auto lo = static_cast<std::uint64_t>(bounds.lo);
       const std::uint64_t span = static_cast<std::uint64_t>(bounds.hi) - lo;
       const auto offset = [lo](I v) { return static_cast<std::uint64_t>(v) - lo; };
