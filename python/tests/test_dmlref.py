@@ -135,6 +135,20 @@ def test_split_out_writes_the_given_arrays(dtype, layout):
     assert not strided_base[:, 1:].any()  # the columns between the strided output's stay 0
 
 
+def test_split_out_with_a_stride_past_32_bits(tmp_path):
+    # DirectML's strides are 32-bit: an output whose stride is not is computed into a packed
+    # temporary and copied to the caller's view after success. A sparse file holds the view's
+    # 4 GiB span in two touched pages.
+    x = distinct((2, 2), np.uint8)
+    span = np.memmap(tmp_path / "sparse", dtype=np.uint8, mode="w+", shape=(2**32 + 2,))
+    far = np.lib.stride_tricks.as_strided(span, shape=(2, 1), strides=(2**32 + 1, 1))
+    near = np.zeros((2, 1), np.uint8)
+    parts = dmlref.split(x, [1, 1], axis=1, out=[far, near])
+    assert parts[0] is far and parts[1] is near
+    assert same_bits(np.ascontiguousarray(far), x[:, :1]) and same_bits(near, x[:, 1:])
+    assert span[0] == x[0, 0] and span[2**32 + 1] == x[1, 0] and span[1] == 0
+
+
 def test_split_out_is_checked_and_left_untouched_on_error():
     x = distinct((2, 7), np.float32)
     a, b = np.full((2, 3), -1, np.float32), np.full((2, 4), -1, np.float32)
