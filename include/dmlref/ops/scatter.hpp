@@ -289,7 +289,7 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
     // indices): SC8 proved each index legal, or the policy clamps (IndexPolicy::Clamp), where
     // this is clamp_index too.
     const auto last = static_cast<std::int64_t>(size) - 1;
-    const auto target = [last](I v) {
+    const auto target = [=](I v) {  // `last` where the index type needs it
       if constexpr (!Clamp && std::is_signed_v<I>) {
         // v + size where v < 0: the sign bit as a mask, no compare (64-bit compares are
         // scalar below AVX2, and this loop ran at a quarter of SCATTER's time with them).
