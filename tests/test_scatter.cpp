@@ -152,14 +152,9 @@ RuntimeScatter packed_descs(DataType data, DataType index, const Sizes& input_si
           TensorDesc(data, indices_sizes), TensorDesc(data, output_sizes)};
 }
 
-template <class T>
-ConstBuffer cbuf(const std::vector<T>& v) {
-  return {v.data(), v.size() * sizeof(T)};
-}
-template <class T>
-Buffer mbuf(std::vector<T>& v) {
-  return {v.data(), v.size() * sizeof(T)};
-}
+using dmlref::test::cbuf;
+using dmlref::test::mbuf;
+
 // v grown to the description's TotalTensorSizeInBytes (T8 rounds up to 4 bytes; T10 wants it all).
 template <class T>
 std::vector<T> padded(std::vector<T> v, const TensorDesc& desc) {

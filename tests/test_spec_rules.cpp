@@ -14,14 +14,8 @@ namespace {
 
 using Sizes = std::vector<std::uint32_t>;
 
-template <class T>
-ConstBuffer cbuf(const std::vector<T>& v) {
-  return {v.data(), v.size() * sizeof(T)};
-}
-template <class T>
-Buffer mbuf(std::vector<T>& v) {
-  return {v.data(), v.size() * sizeof(T)};
-}
+using dmlref::test::cbuf;
+using dmlref::test::mbuf;
 
 // Four packed SCATTER descriptions that tests may break one field at a time.
 struct Scatter4 {

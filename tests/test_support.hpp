@@ -91,6 +91,16 @@ std::vector<std::uint64_t> bits_of(const std::vector<T>& values) {
   return out;
 }
 
+// A vector's elements as the runtime layer's buffer.
+template <class T>
+ConstBuffer cbuf(const std::vector<T>& v) {
+  return {v.data(), v.size() * sizeof(T)};
+}
+template <class T>
+Buffer mbuf(std::vector<T>& v) {
+  return {v.data(), v.size() * sizeof(T)};
+}
+
 // A buffer of n elements filled with distinct values starting at `seed_offset`.
 template <class T>
 std::vector<T> distinct_buffer(std::size_t n, std::uint64_t seed_offset = 0) {
