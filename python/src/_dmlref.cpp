@@ -1209,8 +1209,8 @@ nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& siz
                             "piece, not " + py_str(nb::type_name(out.type()))).c_str());
     }
     const nb::sequence arrays = nb::borrow<nb::sequence>(out);
-    if (nb::len(arrays) != output_sizes.size()) {
-      const std::size_t given = nb::len(arrays);
+    const std::size_t given = nb::len(arrays);
+    if (given != output_sizes.size()) {
       throw nb::value_error((speaker.func() + ": out has " + std::to_string(given) +
                              (given == 1 ? " array" : " arrays") + " but sizes makes " +
                              std::to_string(output_sizes.size()) +
@@ -1251,7 +1251,8 @@ nb::list split_impl(Speaker& speaker, const nb::object& x, const nb::object& siz
     // memory is then checked for overlaps, as the operator checks the descriptions.
     const bool substituted =
         input_described.substituted() ||
-        std::any_of(outputs.begin(), outputs.end(), [](const Described& d) { return d.substituted(); });
+        std::any_of(outputs.begin(), outputs.end(),
+                    [](const Described& d) { return d.substituted(); });
     if (!outs.empty() && substituted) {
       std::vector<const Operand*> targets;
       for (const OutOperand& o : outs) targets.push_back(&o.operand);

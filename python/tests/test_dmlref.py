@@ -123,11 +123,11 @@ def test_split_of_broadcast_input():
 def test_split_out_writes_the_given_arrays(dtype, layout):
     x = layouts(distinct((4, 7), dtype))[layout]
     expected = np.split(x, [2, 3], axis=1)
-    # Outputs C-ordered, strided (every other column of a wider array) and reversed.
-    wide = np.zeros((4, 2), dtype)
+    # Outputs C-ordered, strided (every third column of a wider array) and reversed.
+    packed = np.zeros((4, 2), dtype)
     strided_base = np.zeros((4, 3), dtype)
     reversed_base = np.zeros((4, 4), dtype)
-    outs = (wide, strided_base[:, ::3], reversed_base[::-1, ::-1])
+    outs = (packed, strided_base[:, ::3], reversed_base[::-1, ::-1])
     parts = dmlref.split(x, [2, 1, 4], axis=1, out=outs)
     assert all(p is o for p, o in zip(parts, outs))
     for got, want in zip(outs, expected):

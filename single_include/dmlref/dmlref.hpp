@@ -2736,8 +2736,8 @@ DMLREF_ALWAYS_INLINE std::size_t copy_stream_head(unsigned char* d, const unsign
 }
 #endif
 
-// Runs of at least this many bytes stream two 4 KiB pages at a time where the core gains from it
-// (stream_interleaves_pages).
+// The page of the interleaved streaming order (stream_interleaves_pages): runs of two pages or
+// more go two pages at a time where the core gains from it.
 inline constexpr std::size_t kStreamPage = 4096;
 
 // Whether long streamed runs go two pages at a time, a line of each in turn: each page is then a
