@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <span>
@@ -306,12 +307,16 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
     };
     // The chunk's indices are a stream read once: it asks for those ahead of it first
     // (prefetch_stream). Then blocks of a fixed count, which GCC's -O2 vectorises
-    // (all_indices_legal).
+    // (all_indices_legal), each computed into a local first: 8-byte indices may alias `targets`
+    // as far as the compiler knows, and a loop that stores through one and loads through the
+    // other stays scalar (a third of SCATTER's time with int64 indices).
     prefetch_stream(ix, count * sizeof(I));
     constexpr std::uint64_t kBlock = 8;
     std::uint64_t i = 0;
     for (; i + kBlock <= count; i += kBlock) {
-      for (std::uint64_t j = 0; j < kBlock; ++j) targets[i + j] = target(ix[i + j]);
+      std::array<std::int64_t, kBlock> block;
+      for (std::uint64_t j = 0; j < kBlock; ++j) block[j] = target(ix[i + j]);
+      std::memcpy(targets + i, block.data(), sizeof(block));
     }
     for (; i < count; ++i) targets[i] = target(ix[i]);
     return;
