@@ -100,26 +100,36 @@ void diff_random_cases(std::uint32_t seed) {
   }
 }
 
-// Long axes with the runs side by side (the axis before the last of {lead, n, cols}), a length of
-// its own per run: each run's extent along the axis overflows the L1 cache even 16 runs at a time
-// (n elements of any type span more than 1 KiB), so the fast path takes whole chunks of runs
-// and asks for elements rows ahead. Fewer runs than a chunk, and more (chunks of 256), on 1 and
-// 3 threads (the axis split in ranges).
+// Axes with the runs side by side (the axis before the last of {lead, n, cols}), a length of its
+// own per run, n in [min_n, min_n + spread). Where the runs are one element apart in both tensors
+// and n >= 32, the fast path goes a tile of runs at a time (transposed into a buffer, reversed,
+// transposed back; threads take runs); otherwise, along long axes (n elements of any type span
+// more than 1 KiB, past what 16 runs keep in the L1 cache) it takes whole chunks of runs and asks
+// for elements rows ahead (threads take ranges of the axis). Fewer runs than a tile or a chunk,
+// and more (chunks of 256), on 1 and 3 threads; the last two iterations packed, so the tiles are
+// taken whatever the random layouts.
 template <class T, class L>
-void diff_long_axes(std::uint32_t seed) {
+void diff_side_by_side(std::uint32_t seed, std::uint32_t min_n, std::uint32_t spread) {
   std::mt19937 rng(seed);
   for (int iteration = 0; iteration < 8; ++iteration) {
     const std::uint32_t threads = iteration % 2 == 0 ? 1 : 3;
-    const std::uint32_t n = 1025 + static_cast<std::uint32_t>(rng() % 200);
+    const std::uint32_t n = min_n + static_cast<std::uint32_t>(rng() % spread);
     const std::uint32_t cols = iteration % 4 < 2 ? 2 + static_cast<std::uint32_t>(rng() % 19)
                                                  : 257 + static_cast<std::uint32_t>(rng() % 50);
     const Sizes sizes = iteration % 3 == 0 ? Sizes{2, n, cols} : Sizes{n, cols};
     const auto axis = static_cast<std::uint32_t>(sizes.size() - 2);
     Sizes len_sizes = sizes;
     len_sizes[axis] = 1;
-    const Operand in = random_operand(rng, sizes, false, true);
+    const auto operand = [&](const Sizes& s) {
+      if (iteration < 6) return random_operand(rng, s, false, true);
+      Operand packed;
+      packed.layout = Layout::packed(s);
+      packed.elements = packed.layout.element_count();
+      return packed;
+    };
+    const Operand in = operand(sizes);
     const Operand len = random_operand(rng, len_sizes, false, true);
-    const Operand out = random_operand(rng, sizes, false, true);
+    const Operand out = operand(sizes);
     const std::vector<T> in_buffer = test::distinct_buffer<T>(in.elements);
     std::vector<L> len_buffer(len.elements);
     for (auto& l : len_buffer) l = random_length<L>(rng, n);
@@ -152,8 +162,14 @@ void diff_long_axes(std::uint32_t seed) {
 
 TEST_CASE_TEMPLATE("fast reverse_subsequences equals the golden loop: long axes, runs side by side",
                    T, DMLREF_ALL_TYPES) {
-  SUBCASE("UINT32 lengths") { diff_long_axes<T, std::uint32_t>(20261127); }
-  SUBCASE("UINT64 lengths") { diff_long_axes<T, std::uint64_t>(20261128); }
+  SUBCASE("UINT32 lengths") { diff_side_by_side<T, std::uint32_t>(20261127, 1025, 200); }
+  SUBCASE("UINT64 lengths") { diff_side_by_side<T, std::uint64_t>(20261128, 1025, 200); }
+}
+
+TEST_CASE_TEMPLATE("fast reverse_subsequences equals the golden loop: short axes, runs side by side",
+                   T, DMLREF_ALL_TYPES) {
+  SUBCASE("UINT32 lengths") { diff_side_by_side<T, std::uint32_t>(20261129, 20, 60); }
+  SUBCASE("UINT64 lengths") { diff_side_by_side<T, std::uint64_t>(20261130, 20, 60); }
 }
 
 TEST_CASE_TEMPLATE("fast reverse_subsequences equals the golden loop: random cases", T,

@@ -24,6 +24,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -1011,6 +1013,80 @@ inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBas
 // where their extent along the axis cannot stay in the L1 cache (reverse_runs_part).
 inline constexpr std::uint64_t kReverseAheadRows = 4;
 
+// Runs side by side whose lengths differ go a tile of runs this many bytes wide at a time
+// (reverse_runs_by_tiles; 128 bytes was no faster), where the axis has at least
+// kReverseTileMinRows positions (bench_table's matrix shape of 19 went faster in groups) and the
+// tile's two buffers take at most kReverseTileMaxBuffer bytes.
+inline constexpr std::uint64_t kReverseTileBytes = 64;
+inline constexpr std::uint64_t kReverseTileMinRows = 32;
+inline constexpr std::uint64_t kReverseTileMaxBuffer = std::uint64_t{16} << 20;
+
+// Whether runs side by side of different lengths go tile by tile: rows along the axis one
+// element apart in both tensors, and enough of them (kReverseTileMinRows) for the transposes to
+// gain over groups of runs that read each source row while it is cached.
+inline bool reverse_by_tiles(const ReversedRuns& plan) noexcept {
+  const std::uint64_t n = plan.axis_size;
+  return plan.walk.inner_size() > 1 && plan.walk.inner_stride(0) == 1 &&
+         plan.walk.inner_stride(2) == 1 && n >= kReverseTileMinRows &&
+         n <= kReverseTileMaxBuffer / (2 * kReverseTileBytes);
+}
+
+// The length `count` runs share from position `first` of `lengths` on, or nullopt where they
+// differ.
+inline std::optional<std::uint64_t> shared_run_length(const void* lengths, RunLengthsFn lengths_of,
+                                                      std::int64_t first, std::int64_t step,
+                                                      std::uint64_t count, std::uint64_t n) {
+  std::array<std::uint64_t, kIndexChunk> length;
+  std::uint64_t l0 = 0;
+  for (std::uint64_t c0 = 0; c0 < count; c0 += kIndexChunk) {
+    const std::uint64_t chunk = std::min(kIndexChunk, count - c0);
+    lengths_of(lengths, first + static_cast<std::int64_t>(c0) * step, step, chunk, n,
+               length.data());
+    if (c0 == 0) l0 = length[0];
+    const auto end = length.begin() + static_cast<std::ptrdiff_t>(chunk);
+    if (!std::all_of(length.begin(), end, [l0](std::uint64_t l) { return l == l0; })) {
+      return std::nullopt;
+    }
+  }
+  return l0;
+}
+
+// `count` runs side by side along an axis of n positions (rows in_axis and out_axis elements
+// apart, the runs one element apart), run j reversed up to lengths[j]: a tile of runs one cache
+// line wide at a time, transposed into `buffer` (each run then contiguous), reversed there into
+// its second half, and transposed back. The tensors are then read and written a whole line of a
+// row at a time, instead of one element per line (and per page, for rows of 4 KiB) from rows
+// far apart. bench_table's peers/reverse_axis0 (float32 {rows, 1024} along axis 0, a random
+// length per column), one core: 16 MiB 0.07 to 0.19 of memcpy, 256 MiB 0.03 to 0.17; its matrix
+// shapes of 128 to 8101 positions 1.6 to 2.2 times as fast as in groups.
+// `buffer`: 2 * tile * n elements, tile (the runs a tile takes) at most
+// kReverseTileBytes / sizeof(W).
+template <class W>
+void reverse_runs_by_tiles(const W* src, std::int64_t in_axis, W* dst, std::int64_t out_axis,
+                           const std::uint64_t* lengths, std::uint64_t count, std::uint64_t n,
+                           W* buffer, std::uint64_t tile, bool stream) noexcept {
+  constexpr auto w = static_cast<std::int64_t>(sizeof(W));
+  const auto nw = static_cast<std::int64_t>(n) * w;
+  W* const across = buffer;               // the tile's runs, run j at across + j * n
+  W* const reversed = buffer + tile * n;  // the same, each reversed up to its length
+  for (std::uint64_t j0 = 0; j0 < count; j0 += tile) {
+    const std::uint64_t width = std::min(tile, count - j0);
+    const auto at = static_cast<std::int64_t>(j0);
+    transpose_bytes<sizeof(W)>({reinterpret_cast<const unsigned char*>(src + at), in_axis * w,
+                                reinterpret_cast<unsigned char*>(across), nw, width, n});
+    for (std::uint64_t j = 0; j < width; ++j) {
+      const W* const run = across + j * n;
+      W* const out = reversed + j * n;
+      const std::uint64_t l = lengths[j0 + j];
+      copy_run_reversed(run, out, l);
+      copy_run(run + l, 1, out + l, 1, n - l);
+    }
+    transpose_bytes<sizeof(W)>({reinterpret_cast<const unsigned char*>(reversed), nw,
+                                reinterpret_cast<unsigned char*>(dst + at), out_axis * w, n,
+                                width, stream});
+  }
+}
+
 // Executes ReversedRuns with elements as W: per run, its first L elements reversed and the rest
 // copied, or, when runs lie side by side, all of them one axis position at a time.
 template <class W>
@@ -1037,6 +1113,9 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
     // chunks would sweep the tensor once each, reading a part of every row (256 MiB {65536, 1024}
     // float32 along axis 0, full lengths, one core: 0.45 of a copy in chunks of 256 columns,
     // bench/peers.py; whole rows, bench_table's reverse_axis0: 0.98 of memcpy).
+    // Where the runs are one element apart in both tensors, a chunk of runs of different lengths
+    // goes tile by tile instead (reverse_runs_by_tiles), and the groups below serve other
+    // strides, short axes, and axes too long for the tiles' buffer.
     // Where even 16 runs' extent along the axis overflows the L1 cache, each element is a line
     // of its own row (a page apart in a tensor of 4 KiB rows): the loop waits on one load after
     // another, so it takes whole chunks and asks for each run's element kReverseAheadRows
@@ -1069,18 +1148,15 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
       }
     };
     std::array<std::uint64_t, kIndexChunk> length;
+    // The tiles' buffer, taken when a chunk first needs it, where tiles apply (to the whole
+    // axis only); where it cannot be had, the groups below do the work.
+    bool tiles_apply = a0 == 0 && a1 == n && reverse_by_tiles(plan);
+    const std::uint64_t tile = std::min<std::uint64_t>(kReverseTileBytes / sizeof(W), inner);
+    std::unique_ptr<W[]> tiles;
     walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& o) {
-      std::uint64_t l0 = 0;
-      bool one_length = true;
-      for (std::uint64_t c0 = 0; one_length && c0 < inner; c0 += kIndexChunk) {
-        const std::uint64_t count = std::min(kIndexChunk, inner - c0);
-        lengths_of(lengths, o[1] + static_cast<std::int64_t>(c0) * len_inner, len_inner, count,
-                   n, length.data());
-        if (c0 == 0) l0 = length[0];
-        const auto end = length.begin() + static_cast<std::ptrdiff_t>(count);
-        one_length = std::all_of(length.begin(), end, [l0](std::uint64_t l) { return l == l0; });
-      }
-      if (one_length) return rows_of_one_length(in + o[0], out + o[2], inner, l0);
+      const std::optional<std::uint64_t> one_length =
+          shared_run_length(lengths, lengths_of, o[1], len_inner, inner, n);
+      if (one_length) return rows_of_one_length(in + o[0], out + o[2], inner, *one_length);
       for (std::uint64_t c0 = 0; c0 < inner; c0 += kIndexChunk) {
         const std::uint64_t count = std::min(kIndexChunk, inner - c0);
         const auto start = static_cast<std::int64_t>(c0);
@@ -1091,6 +1167,15 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
         if (std::all_of(length.begin(), length.begin() + static_cast<std::ptrdiff_t>(count),
                         [c_l0](std::uint64_t l) { return l == c_l0; })) {
           rows_of_one_length(src, dst, count, c_l0);
+          continue;
+        }
+        if (tiles_apply && !tiles) {
+          tiles.reset(new (std::nothrow) W[2 * tile * axis_size]);
+          tiles_apply = tiles != nullptr;
+        }
+        if (tiles_apply) {
+          reverse_runs_by_tiles(src, ia, dst, oa, length.data(), count, axis_size, tiles.get(),
+                                tile, stream);
           continue;
         }
         // Locals: store_bits's memcpy may alias anything, so values read through the closure
@@ -1156,6 +1241,19 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
   }, base);
 }
 
+// Whether every innermost row of runs of `plan` shares one length (reverse_runs_part then moves
+// whole rows).
+inline bool runs_share_lengths_by_row(const ReversedRuns& plan, const void* lengths,
+                                      RunLengthsFn lengths_of) {
+  bool shared = true;
+  walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& o) {
+    shared = shared && shared_run_length(lengths, lengths_of, o[1], plan.walk.inner_stride(1),
+                                         plan.walk.inner_size(), plan.axis_size)
+                           .has_value();
+  });
+  return shared;
+}
+
 // reverse_runs_part over parts of the walk on the engine's threads: each run has its own output
 // elements, so any split writes the same bytes. Streaming is decided once, from the whole output.
 template <class W>
@@ -1168,7 +1266,10 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   const bool side_by_side =
       !(plan.in_step == 1 && plan.out_step == 1) && plan.walk.inner_size() > 1;
   const std::size_t parts = parallel_parts(bytes, ~std::uint64_t{0});
-  if (side_by_side && n >= parts) {
+  // Tiles take the whole axis: where they apply (runs of different lengths), threads take runs.
+  const bool by_tiles = side_by_side && parts > 1 && reverse_by_tiles(plan) &&
+                        !runs_share_lengths_by_row(plan, lengths, lengths_of);
+  if (side_by_side && n >= parts && !by_tiles) {
     // Runs side by side, walked one axis position at a time: where the axis has a position for
     // every part, threads take consecutive ranges of it (source positions where a chunk's runs
     // share a length, output positions otherwise), so each reads and writes whole rows of
