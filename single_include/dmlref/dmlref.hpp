@@ -5070,37 +5070,59 @@ inline std::optional<std::uint64_t> shared_run_length(const void* lengths, RunLe
   return l0;
 }
 
+// The elements from one run to the next in reverse_runs_by_tiles' buffer: n rounded up to whole
+// cache lines, and a line more where that is a multiple of 1 KiB, so that the lines the
+// transposes fill at once (one per run) do not all fall in one set of the L1 cache (16 MiB
+// float32 {4096, 1024}, one core: 3.7-3.8 ms with a pitch of 16 KiB, 3.4 ms with a line more).
+template <class W>
+constexpr std::uint64_t reverse_tile_pitch(std::uint64_t n) noexcept {
+  constexpr std::uint64_t line = 64 / sizeof(W);
+  const std::uint64_t pitch = (n + line - 1) / line * line;
+  return pitch * sizeof(W) % 1024 == 0 ? pitch + line : pitch;
+}
+
 // `count` runs side by side along an axis of n positions (rows in_axis and out_axis elements
-// apart, the runs one element apart), run j reversed up to lengths[j]: a tile of runs one cache
+// apart, the runs one element apart), run j reversed up to its length (read by `lengths_of` at
+// len_first + j * len_step): a tile of runs one cache
 // line wide at a time, transposed into `buffer` (each run then contiguous), reversed there into
 // its second half, and transposed back. The tensors are then read and written a whole line of a
 // row at a time, instead of one element per line (and per page, for rows of 4 KiB) from rows
 // far apart. bench_table's peers/reverse_axis0 (float32 {rows, 1024} along axis 0, a random
 // length per column), one core: 16 MiB 0.07 to 0.19 of memcpy, 256 MiB 0.03 to 0.17; its matrix
 // shapes of 128 to 8101 positions 1.6 to 2.2 times as fast as in groups.
-// `buffer`: 2 * tile * n elements, tile (the runs a tile takes) at most
+// `buffer`: 2 * tile * reverse_tile_pitch<W>(n) elements, tile (the runs a tile takes) at most
 // kReverseTileBytes / sizeof(W).
 template <class W>
 void reverse_runs_by_tiles(const W* src, std::int64_t in_axis, W* dst, std::int64_t out_axis,
-                           const std::uint64_t* lengths, std::uint64_t count, std::uint64_t n,
-                           W* buffer, std::uint64_t tile, bool stream) noexcept {
+                           const void* lengths, RunLengthsFn lengths_of, std::int64_t len_first,
+                           std::int64_t len_step, std::uint64_t count, std::uint64_t n,
+                           W* buffer, std::uint64_t tile, bool stream) {
   constexpr auto w = static_cast<std::int64_t>(sizeof(W));
-  const auto nw = static_cast<std::int64_t>(n) * w;
-  W* const across = buffer;               // the tile's runs, run j at across + j * n
-  W* const reversed = buffer + tile * n;  // the same, each reversed up to its length
-  for (std::uint64_t j0 = 0; j0 < count; j0 += tile) {
-    const std::uint64_t width = std::min(tile, count - j0);
+  const std::uint64_t pitch = reverse_tile_pitch<W>(n);
+  const auto pw = static_cast<std::int64_t>(pitch) * w;
+  W* const across = buffer;                   // the tile's runs, run j at across + j * pitch
+  W* const reversed = buffer + tile * pitch;  // the same, each reversed up to its length
+  // The first tile ends at a cache line of dst's first row, so that the others each write whole
+  // lines (and may stream them): with tiles across lines, each line was written in two sweeps of
+  // the axis (256 MiB float32 {65536, 1024}, both tensors 16 bytes past a line, one core: 0.08
+  // of memcpy, 0.16 with the first tile cut short, 0.19 for tensors on a line).
+  const std::uint64_t misaligned = reinterpret_cast<std::uintptr_t>(dst) % 64 / sizeof(W);
+  const std::uint64_t first = misaligned == 0 ? tile : std::min(tile, 64 / sizeof(W) - misaligned);
+  for (std::uint64_t j0 = 0, width = first; j0 < count; j0 += width, width = tile) {
+    width = std::min(width, count - j0);
     const auto at = static_cast<std::int64_t>(j0);
+    std::array<std::uint64_t, kReverseTileBytes> length;  // a tile's runs: at most one per byte
+    lengths_of(lengths, len_first + at * len_step, len_step, width, n, length.data());
     transpose_bytes<sizeof(W)>({reinterpret_cast<const unsigned char*>(src + at), in_axis * w,
-                                reinterpret_cast<unsigned char*>(across), nw, width, n});
+                                reinterpret_cast<unsigned char*>(across), pw, width, n});
     for (std::uint64_t j = 0; j < width; ++j) {
-      const W* const run = across + j * n;
-      W* const out = reversed + j * n;
-      const std::uint64_t l = lengths[j0 + j];
+      const W* const run = across + j * pitch;
+      W* const out = reversed + j * pitch;
+      const std::uint64_t l = length[j];
       copy_run_reversed(run, out, l);
       copy_run(run + l, 1, out + l, 1, n - l);
     }
-    transpose_bytes<sizeof(W)>({reinterpret_cast<const unsigned char*>(reversed), nw,
+    transpose_bytes<sizeof(W)>({reinterpret_cast<const unsigned char*>(reversed), pw,
                                 reinterpret_cast<unsigned char*>(dst + at), out_axis * w, n,
                                 width, stream});
   }
@@ -5132,9 +5154,9 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
     // chunks would sweep the tensor once each, reading a part of every row (256 MiB {65536, 1024}
     // float32 along axis 0, full lengths, one core: 0.45 of a copy in chunks of 256 columns,
     // bench/peers.py; whole rows, bench_table's reverse_axis0: 0.98 of memcpy).
-    // Where the runs are one element apart in both tensors, a chunk of runs of different lengths
-    // goes tile by tile instead (reverse_runs_by_tiles), and the groups below serve other
-    // strides, short axes, and axes too long for the tiles' buffer.
+    // Where the runs are one element apart in both tensors, runs of different lengths go tile by
+    // tile instead (reverse_runs_by_tiles), and the groups below serve other strides, short
+    // axes, and axes too long for the tiles' buffer.
     // Where even 16 runs' extent along the axis overflows the L1 cache, each element is a line
     // of its own row (a page apart in a tensor of 4 KiB rows): the loop waits on one load after
     // another, so it takes whole chunks and asks for each run's element kReverseAheadRows
@@ -5176,6 +5198,14 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
       const std::optional<std::uint64_t> one_length =
           shared_run_length(lengths, lengths_of, o[1], len_inner, inner, n);
       if (one_length) return rows_of_one_length(in + o[0], out + o[2], inner, *one_length);
+      if (tiles_apply && !tiles) {
+        tiles.reset(new (std::nothrow) W[2 * tile * reverse_tile_pitch<W>(n)]);
+        tiles_apply = tiles != nullptr;
+      }
+      if (tiles_apply) {
+        return reverse_runs_by_tiles(in + o[0], in_step, out + o[2], out_step, lengths, lengths_of,
+                                     o[1], len_inner, inner, n, tiles.get(), tile, stream);
+      }
       for (std::uint64_t c0 = 0; c0 < inner; c0 += kIndexChunk) {
         const std::uint64_t count = std::min(kIndexChunk, inner - c0);
         const auto start = static_cast<std::int64_t>(c0);
@@ -5186,15 +5216,6 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
         if (std::all_of(length.begin(), length.begin() + static_cast<std::ptrdiff_t>(count),
                         [c_l0](std::uint64_t l) { return l == c_l0; })) {
           rows_of_one_length(src, dst, count, c_l0);
-          continue;
-        }
-        if (tiles_apply && !tiles) {
-          tiles.reset(new (std::nothrow) W[2 * tile * axis_size]);
-          tiles_apply = tiles != nullptr;
-        }
-        if (tiles_apply) {
-          reverse_runs_by_tiles(src, ia, dst, oa, length.data(), count, axis_size, tiles.get(),
-                                tile, stream);
           continue;
         }
         // Locals: store_bits's memcpy may alias anything, so values read through the closure
