@@ -507,9 +507,12 @@ TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every widt
                    std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t) {
   // copy_transposed moves K x K blocks (K = 2-8 by width) in bands of 64 bytes (streaming: in
   // chunks of kTransposeChunkLines lines), element by element at the edges: sizes around every
-  // multiple of those, in both directions, with padded rows, a reversed source, bases one element
-  // off their alignment, and an outer dimension. Once with the AVX2 kernels (where the CPU has
-  // them) and once with the SSE2 ones, each with and without streaming stores.
+  // multiple of those, in both directions, with padded rows, a reversed source, bases off their
+  // alignment, and an outer dimension. Once with the AVX2 kernels (where the CPU has them) and
+  // once with the SSE2 ones, each with and without streaming stores. Streaming stores take only
+  // whole lines of the destination's rows: with pitches of whole lines, the destination starts
+  // 0, 1 or 5 elements past a line, so the streamed bands start at the rows' first line boundary
+  // after a head of ordinary stores (or none).
   const std::uint32_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 130};
   const std::uint32_t few[] = {2, 9, 17, 64, 65};
   const test::Avx2Switch restore;
@@ -517,13 +520,18 @@ TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every widt
     detail::allow_avx2 = avx2;
     for (std::uint32_t rows : sizes) {
       for (std::uint32_t cols : few) {
-        for (int variant = 0; variant < 8; ++variant) {
+        for (int variant = 0; variant < 16; ++variant) {
           const bool source_columns = variant % 2 == 0;  // source column-major, else destination
           const bool reversed = variant / 2 % 2 == 1;    // the strided source dimension negated
-          const std::uint32_t outer = variant / 4 == 0 ? 1 : 3;
+          const std::uint32_t outer = variant / 4 % 2 == 0 ? 1 : 3;
+          const bool line_pitches = variant / 8 == 1;  // pitches of whole 64-byte lines
           // Column-major side: element (o, i, j) at o * rows * cols + i + j * pitch_c; the other
           // side row-major with a padded pitch.
-          const std::int64_t pitch_c = rows + 2, pitch_r = cols + 3;
+          constexpr std::int64_t line = 64 / sizeof(T);
+          const auto pitch = [&](std::int64_t p) {
+            return line_pitches ? (p + line - 1) / line * line : p;
+          };
+          const std::int64_t pitch_c = pitch(rows + 2), pitch_r = pitch(cols + 3);
           const std::int64_t block_c = pitch_c * cols, block_r = pitch_r * rows;
           const std::vector<std::uint32_t> shape{outer, rows, cols};
           const std::vector<std::int64_t> columns{block_c, 1, pitch_c};
@@ -536,21 +544,26 @@ TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every widt
             src_layout.strides[d] = -src_layout.strides[d];
             origin += -src_layout.strides[d] * (shape[d] - 1);
           }
-          const auto elements = static_cast<std::size_t>(outer * std::max(block_c, block_r)) + 2;
+          const auto elements =
+              static_cast<std::size_t>(outer * std::max(block_c, block_r)) + 2 + line;
           const std::vector<T> src_data =
               test::distinct_buffer<T>(elements + static_cast<std::size_t>(origin));
           const TensorView<const T> src(src_data.data() + origin, src_layout);
-          std::vector<T> expected = sentinel_buffer<T>(elements + 1);
-          reference_copy<T>(src, TensorView<T>(expected.data() + 1, dst_layout));
           CAPTURE(avx2);
           CAPTURE(rows);
           CAPTURE(cols);
           CAPTURE(variant);
           // Without and with streaming stores (whole bands built in a buffer first).
           for (const bool stream : {false, true}) {
-            std::vector<T> actual = sentinel_buffer<T>(elements + 1);
-            detail::copy_view<T>(src, TensorView<T>(actual.data() + 1, dst_layout), stream);
+            std::vector<T> actual = sentinel_buffer<T>(elements);
+            const std::size_t to_line =
+                (64 - reinterpret_cast<std::uintptr_t>(actual.data()) % 64) % 64 / sizeof(T);
+            const std::size_t at = to_line + std::size_t{rows % 3 == 0 ? 0u : rows % 3 == 1 ? 1u : 5u};
+            std::vector<T> expected = sentinel_buffer<T>(elements);
+            reference_copy<T>(src, TensorView<T>(expected.data() + at, dst_layout));
+            detail::copy_view<T>(src, TensorView<T>(actual.data() + at, dst_layout), stream);
             CAPTURE(stream);
+            CAPTURE(at);
             CHECK(same_buffers(expected, actual));
           }
         }

@@ -3054,15 +3054,20 @@ DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) n
   constexpr auto kBytes = static_cast<std::int64_t>(Bytes);
   const std::uint64_t nx = t.nx, ny = t.ny;
   const std::uint64_t x_end = nx - nx % K;
-  // Streamed: the whole bands of b's lines, y in [0, y_streamed), where those are whole cache
-  // lines: b and its row step multiples of 64 bytes. Otherwise each 64 bytes of a row straddle
-  // two lines, and streaming stores to parts of lines cost more than ordinary ones (16 MiB
-  // float32 {1171, 3583} transposed, one core, bench_table's matrix: 0.05 of memcpy streamed,
-  // 0.55-0.59 not; float64 {1875, 1117}: 0.13, 0.47-0.51).
-  const bool whole_lines =
-      reinterpret_cast<std::uintptr_t>(t.b) % 64 == 0 && t.b_step % 64 == 0;
-  const std::uint64_t y_streamed = t.stream && whole_lines ? ny - ny % kBand : 0;
-  for (std::uint64_t y0 = 0; y0 < y_streamed; y0 += kBand) {
+  // Streamed: the whole bands of b's lines, y in [y_stream, y_streamed), where those are whole
+  // cache lines: b's row step a multiple of 64 bytes, and the bands starting at the first line
+  // boundary of b's rows (y_stream elements in: numpy's arrays start 16 bytes past a line, and
+  // 256 MiB float32 {16384, 4096} transposed there ran at 0.29 of memcpy with nothing streamed,
+  // against 0.39 for arrays on a line). Otherwise each 64 bytes of a row straddle two lines, and
+  // streaming stores to parts of lines cost more than ordinary ones (16 MiB float32 {1171,
+  // 3583} transposed, one core, bench_table's matrix: 0.05 of memcpy streamed, 0.55-0.59 not;
+  // float64 {1875, 1117}: 0.13, 0.47-0.51).
+  const std::uint64_t b_offset = reinterpret_cast<std::uintptr_t>(t.b) % 64;
+  const bool whole_lines = t.b_step % 64 == 0 && b_offset % Bytes == 0;
+  const std::uint64_t y_stream = t.stream && whole_lines ? std::min(ny, (64 - b_offset) % 64 / Bytes) : 0;
+  const std::uint64_t y_streamed =
+      t.stream && whole_lines ? y_stream + (ny - y_stream) / kBand * kBand : 0;
+  for (std::uint64_t y0 = y_stream; y0 < y_streamed; y0 += kBand) {
     // One line of b per x (kBand * Bytes = 64): built in `lines`, then streamed whole.
     alignas(64) unsigned char lines[kChunk * 64];
     const auto yy0 = static_cast<std::int64_t>(y0);
@@ -3081,20 +3086,26 @@ DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) n
       }
     }
   }
-  // The rest (all of it when not streaming), in bands of a's lines.
-  const std::uint64_t y_end = y_streamed + (ny - y_streamed) / K * K;
-  for (std::uint64_t x0 = 0; x0 < x_end; x0 += kBand) {
-    const std::uint64_t x1 = std::min(x_end, x0 + kBand);
-    for (std::uint64_t y = y_streamed; y < y_end; y += K) {
-      const auto yy = static_cast<std::int64_t>(y);
-      for (std::uint64_t x = x0; x < x1; x += K) {
-        const auto xx = static_cast<std::int64_t>(x);
-        block(t.a + (yy * t.a_step + xx * kBytes), t.a_step,
-              t.b + (xx * t.b_step + yy * kBytes), t.b_step);
+  // The rest (all of it when not streaming), in bands of a's lines: y in [0, y_stream) and
+  // [y_streamed, ny), the whole blocks and then the elements left over. (A loop, not a lambda,
+  // whose body would not inherit transpose_tiles_avx2's target attribute.)
+  const std::uint64_t ranges[2][2] = {{0, y_stream}, {std::max(y_stream, y_streamed), ny}};
+  for (const auto& range : ranges) {
+    const std::uint64_t y_begin = range[0], y_stop = range[1];
+    const std::uint64_t y_end = y_begin + (y_stop - y_begin) / K * K;
+    for (std::uint64_t x0 = 0; x0 < x_end; x0 += kBand) {
+      const std::uint64_t x1 = std::min(x_end, x0 + kBand);
+      for (std::uint64_t y = y_begin; y < y_end; y += K) {
+        const auto yy = static_cast<std::int64_t>(y);
+        for (std::uint64_t x = x0; x < x1; x += K) {
+          const auto xx = static_cast<std::int64_t>(x);
+          block(t.a + (yy * t.a_step + xx * kBytes), t.a_step,
+                t.b + (xx * t.b_step + yy * kBytes), t.b_step);
+        }
       }
     }
+    transpose_elements<Bytes>(t, 0, x_end, y_end, y_stop);
   }
-  transpose_elements<Bytes>(t, 0, x_end, y_end, ny);
   transpose_elements<Bytes>(t, x_end, nx, 0, ny);
 }
 
