@@ -3110,20 +3110,18 @@ DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) n
 }
 
 #if defined(__SSE2__) || defined(_M_X64)
-// SSE2 K x K blocks (K = 16 / Bytes; 8 for bytes, through 8-byte loads): rows interleaved
-// pairwise at doubling widths (unpack of 8-, 16-, 32-, 64-bit lanes), which moves bits only.
+// SSE2 K x K blocks (K = 16 / Bytes): rows interleaved pairwise at doubling widths (unpack of
+// 8-, 16-, 32-, 64-bit lanes), which moves bits only. Bytes go 16 x 16 (16-byte loads and stores)
+// rather than 8 x 8 through 8-byte ones: a quarter of the stores per byte, and 1-byte transposes
+// were the slowest of bench_table's matrix.
 template <std::size_t Bytes>
-inline constexpr std::uint64_t kSse2Block = Bytes == 1 ? 8 : 16 / Bytes;
+inline constexpr std::uint64_t kSse2Block = 16 / Bytes;
 
 template <std::size_t Bytes>
 inline void transpose_block_sse2(const unsigned char* a, std::int64_t as, unsigned char* b,
                                  std::int64_t bs) noexcept {
   const auto load = [&](std::int64_t y) {
-    if constexpr (Bytes == 1) {
-      return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + y * as));
-    } else {
-      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + y * as));
-    }
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + y * as));
   };
   const auto store = [&](std::int64_t x, __m128i v) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(b + x * bs), v);
@@ -3140,43 +3138,55 @@ inline void transpose_block_sse2(const unsigned char* a, std::int64_t as, unsign
     store(1, _mm_unpackhi_epi64(t0, t2));
     store(2, _mm_unpacklo_epi64(t1, t3));
     store(3, _mm_unpackhi_epi64(t1, t3));
-  } else {
-    // Bytes 2 (eight 16-bit lanes) or 1 (eight bytes, in the low half after the first step).
+  } else if constexpr (Bytes == 2) {
+    // Eight 16-bit lanes: pairs of rows, then quads, then all eight.
     __m128i r[8];
     for (std::int64_t y = 0; y < 8; ++y) r[static_cast<std::size_t>(y)] = load(y);
-    __m128i p[8];  // pairs of rows interleaved
+    __m128i p[8];  // pairs of rows interleaved: p[i] columns 0-3, p[i + 1] columns 4-7
     for (std::size_t i = 0; i < 8; i += 2) {
-      if constexpr (Bytes == 1) {
-        p[i] = _mm_unpacklo_epi8(r[i], r[i + 1]);  // columns 0-7, two rows each
-      } else {
-        p[i] = _mm_unpacklo_epi16(r[i], r[i + 1]);  // columns 0-3
-        p[i + 1] = _mm_unpackhi_epi16(r[i], r[i + 1]);  // columns 4-7
+      p[i] = _mm_unpacklo_epi16(r[i], r[i + 1]);
+      p[i + 1] = _mm_unpackhi_epi16(r[i], r[i + 1]);
+    }
+    for (std::size_t h = 0; h < 2; ++h) {  // columns 0-3, then 4-7
+      const __m128i q0 = _mm_unpacklo_epi32(p[h], p[2 + h]);
+      const __m128i q1 = _mm_unpackhi_epi32(p[h], p[2 + h]);
+      const __m128i q2 = _mm_unpacklo_epi32(p[4 + h], p[6 + h]);
+      const __m128i q3 = _mm_unpackhi_epi32(p[4 + h], p[6 + h]);
+      const auto x = static_cast<std::int64_t>(4 * h);
+      store(x, _mm_unpacklo_epi64(q0, q2));
+      store(x + 1, _mm_unpackhi_epi64(q0, q2));
+      store(x + 2, _mm_unpacklo_epi64(q1, q3));
+      store(x + 3, _mm_unpackhi_epi64(q1, q3));
+    }
+  } else {
+    // Sixteen bytes: pair[i] pairs of rows (columns 0-7 in pair[2i], 8-15 in pair[2i + 1]);
+    // quad[4q + k] quads of rows, columns 4k to 4k + 3; octet[8o + j] octets of rows, columns 2j
+    // and 2j + 1; then each column's two octets side by side.
+    __m128i pair[16], quad[16];
+    for (std::size_t i = 0; i < 16; i += 2) {
+      const __m128i r0 = load(static_cast<std::int64_t>(i));
+      const __m128i r1 = load(static_cast<std::int64_t>(i + 1));
+      pair[i] = _mm_unpacklo_epi8(r0, r1);
+      pair[i + 1] = _mm_unpackhi_epi8(r0, r1);
+    }
+    for (std::size_t q = 0; q < 16; q += 4) {
+      quad[q] = _mm_unpacklo_epi16(pair[q], pair[q + 2]);
+      quad[q + 1] = _mm_unpackhi_epi16(pair[q], pair[q + 2]);
+      quad[q + 2] = _mm_unpacklo_epi16(pair[q + 1], pair[q + 3]);
+      quad[q + 3] = _mm_unpackhi_epi16(pair[q + 1], pair[q + 3]);
+    }
+    __m128i octet[16];
+    for (std::size_t o = 0; o < 2; ++o) {
+      for (std::size_t k = 0; k < 4; ++k) {
+        const __m128i lo = quad[8 * o + k], hi = quad[8 * o + 4 + k];
+        octet[8 * o + 2 * k] = _mm_unpacklo_epi32(lo, hi);
+        octet[8 * o + 2 * k + 1] = _mm_unpackhi_epi32(lo, hi);
       }
     }
-    if constexpr (Bytes == 1) {
-      // p[0], p[2], p[4], p[6]: 16-bit lanes of two rows each; quads of rows, then all eight.
-      const __m128i q0 = _mm_unpacklo_epi16(p[0], p[2]), q1 = _mm_unpackhi_epi16(p[0], p[2]);
-      const __m128i q2 = _mm_unpacklo_epi16(p[4], p[6]), q3 = _mm_unpackhi_epi16(p[4], p[6]);
-      const __m128i o[4] = {_mm_unpacklo_epi32(q0, q2), _mm_unpackhi_epi32(q0, q2),
-                                     _mm_unpacklo_epi32(q1, q3), _mm_unpackhi_epi32(q1, q3)};
-      for (std::int64_t i = 0; i < 4; ++i) {
-        const __m128i v = o[static_cast<std::size_t>(i)];  // columns 2i and 2i + 1
-        _mm_storel_epi64(reinterpret_cast<__m128i*>(b + 2 * i * bs), v);
-        _mm_storel_epi64(reinterpret_cast<__m128i*>(b + (2 * i + 1) * bs),
-                         _mm_unpackhi_epi64(v, v));
-      }
-    } else {
-      for (std::size_t h = 0; h < 2; ++h) {  // columns 0-3, then 4-7
-        const __m128i q0 = _mm_unpacklo_epi32(p[h], p[2 + h]);
-        const __m128i q1 = _mm_unpackhi_epi32(p[h], p[2 + h]);
-        const __m128i q2 = _mm_unpacklo_epi32(p[4 + h], p[6 + h]);
-        const __m128i q3 = _mm_unpackhi_epi32(p[4 + h], p[6 + h]);
-        const auto x = static_cast<std::int64_t>(4 * h);
-        store(x, _mm_unpacklo_epi64(q0, q2));
-        store(x + 1, _mm_unpackhi_epi64(q0, q2));
-        store(x + 2, _mm_unpacklo_epi64(q1, q3));
-        store(x + 3, _mm_unpackhi_epi64(q1, q3));
-      }
+    for (std::size_t j = 0; j < 8; ++j) {
+      const auto x = static_cast<std::int64_t>(2 * j);
+      store(x, _mm_unpacklo_epi64(octet[j], octet[8 + j]));
+      store(x + 1, _mm_unpackhi_epi64(octet[j], octet[8 + j]));
     }
   }
 }
