@@ -1300,6 +1300,28 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
     });
     return;
   }
+  // Where tiles take rows of runs split among threads, the rows are cut where the output's first
+  // row reaches a cache line: cut elsewhere, the line across a cut is written by two threads on
+  // every row (256 MiB float32 {65536, 1024} 16 bytes past a line, two threads: no faster than
+  // one, and 1.75 times as fast with these cuts).
+  const std::uint32_t inner_dim = plan.walk.rank - 1;
+  const std::uint64_t line = 64 / sizeof(W), runs = plan.walk.inner_size();
+  const std::uint64_t head =
+      std::min(runs, (line - reinterpret_cast<std::uintptr_t>(out) % 64 / sizeof(W)) % line);
+  const std::uint64_t lines = (head > 0 ? 1 : 0) + (runs - head + line - 1) / line;
+  if (by_tiles && lines >= 2 && split_dimension(plan.walk, parts) == inner_dim) {
+    const auto first_run = [&](std::uint64_t k) {  // of the k-th piece of a row cut so
+      return k == 0 ? 0 : std::min(runs, head + (k - (head > 0 ? 1 : 0)) * line);
+    };
+    parallel_ranges(std::min<std::uint64_t>(parts, lines), lines,
+                    [&](std::uint64_t k0, std::uint64_t k1) {
+      ReversedRuns part = plan;
+      PlanBase base;
+      part.walk = plan_slice(plan.walk, inner_dim, first_run(k0), first_run(k1), base);
+      reverse_runs_part(part, base, in, lengths, out, lengths_of, stream, 0, n);
+    });
+    return;
+  }
   for_each_plan_part(plan.walk, bytes, [&](const CopyPlan& walk, const PlanBase& base) {
     ReversedRuns part = plan;
     part.walk = walk;
