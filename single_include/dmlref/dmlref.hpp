@@ -3192,10 +3192,10 @@ inline void transpose_block_sse2(const unsigned char* a, std::int64_t as, unsign
 }
 #endif
 
-// AVX2 (runtime-dispatched): 8 x 8 blocks of 4-byte elements and 4 x 4 of 8-byte ones, in
-// 32-byte registers. Written with the compilers' generic vectors and __builtin_shufflevector
-// rather than <immintrin.h>, whose declarations alone cost every including TU 0.4 s; the
-// shuffles are the lane interleaves (vpunpck*) and half swaps (vperm2i128) of the textbook
+// AVX2 (runtime-dispatched): 16 x 16 blocks of 2-byte elements, 8 x 8 of 4-byte ones and 4 x 4 of
+// 8-byte ones, in 32-byte registers. Written with the compilers' generic vectors and
+// __builtin_shufflevector rather than <immintrin.h>, whose declarations alone cost every including
+// TU 0.4 s; the shuffles are the lane interleaves (vpunpck*) and half swaps (vperm2i128) of the
 // transpose, and like them move bits only. Not under nvcc, whose host pass takes the SSE2 path.
 #if defined(__x86_64__) && !defined(__CUDACC__) && \
     (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
@@ -3204,7 +3204,7 @@ template <std::size_t Bytes>
 __attribute__((target("avx2"))) inline void transpose_block_avx2(const unsigned char* a,
                                                                  std::int64_t as, unsigned char* b,
                                                                  std::int64_t bs) noexcept {
-  static_assert(Bytes == 4 || Bytes == 8);
+  static_assert(Bytes == 2 || Bytes == 4 || Bytes == 8);
   using Lane = typename BitsOfSize<Bytes>::type;
   typedef Lane Vec __attribute__((vector_size(32)));
   // The same vector at any address and aliasing anything: one unaligned load or store each.
@@ -3213,7 +3213,64 @@ __attribute__((target("avx2"))) inline void transpose_block_avx2(const unsigned 
   // would not inherit the target attribute.
 #define DMLREF_ROW(y) (*reinterpret_cast<const Unaligned*>(a + (y) * as))
 #define DMLREF_OUT(x) (*reinterpret_cast<Unaligned*>(b + (x) * bs))
-  if constexpr (Bytes == 8) {
+  if constexpr (Bytes == 2) {
+    // 16 x 16: four rounds, each swapping one bit of the row index with the same bit of the
+    // column index (rows i and i + m, m = 8, 4, 2, 1): after all four, row x holds column x.
+    Vec r0 = DMLREF_ROW(0), r1 = DMLREF_ROW(1), r2 = DMLREF_ROW(2), r3 = DMLREF_ROW(3);
+    Vec r4 = DMLREF_ROW(4), r5 = DMLREF_ROW(5), r6 = DMLREF_ROW(6), r7 = DMLREF_ROW(7);
+    Vec r8 = DMLREF_ROW(8), r9 = DMLREF_ROW(9), r10 = DMLREF_ROW(10), r11 = DMLREF_ROW(11);
+    Vec r12 = DMLREF_ROW(12), r13 = DMLREF_ROW(13), r14 = DMLREF_ROW(14), r15 = DMLREF_ROW(15);
+    // A round over rows x (bit m clear) and y = x + m: x keeps its columns with bit m clear
+    // and takes y's such columns into the others, y keeps its columns with bit m set and takes
+    // x's. DMLREF_LOW gives x, DMLREF_HIGH gives y (indices 16-31 are y's elements).
+#define DMLREF_SWAP(x, y)                                       \
+  {                                                             \
+    const Vec low = __builtin_shufflevector(x, y, DMLREF_LOW);  \
+    y = __builtin_shufflevector(x, y, DMLREF_HIGH);             \
+    x = low;                                                    \
+  }
+    // m = 8: halves of the rows (the 128-bit lanes).
+#define DMLREF_HIGH 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
+#define DMLREF_LOW 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
+    DMLREF_SWAP(r0, r8) DMLREF_SWAP(r1, r9)
+    DMLREF_SWAP(r2, r10) DMLREF_SWAP(r3, r11)
+    DMLREF_SWAP(r4, r12) DMLREF_SWAP(r5, r13)
+    DMLREF_SWAP(r6, r14) DMLREF_SWAP(r7, r15)
+#undef DMLREF_HIGH
+#undef DMLREF_LOW
+    // m = 4: 64-bit quarters.
+#define DMLREF_HIGH 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
+#define DMLREF_LOW 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
+    DMLREF_SWAP(r0, r4) DMLREF_SWAP(r1, r5)
+    DMLREF_SWAP(r2, r6) DMLREF_SWAP(r3, r7)
+    DMLREF_SWAP(r8, r12) DMLREF_SWAP(r9, r13)
+    DMLREF_SWAP(r10, r14) DMLREF_SWAP(r11, r15)
+#undef DMLREF_HIGH
+#undef DMLREF_LOW
+    // m = 2: 32-bit pairs.
+#define DMLREF_HIGH 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
+#define DMLREF_LOW 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29
+    DMLREF_SWAP(r0, r2) DMLREF_SWAP(r1, r3)
+    DMLREF_SWAP(r4, r6) DMLREF_SWAP(r5, r7)
+    DMLREF_SWAP(r8, r10) DMLREF_SWAP(r9, r11)
+    DMLREF_SWAP(r12, r14) DMLREF_SWAP(r13, r15)
+#undef DMLREF_HIGH
+#undef DMLREF_LOW
+    // m = 1: single elements.
+#define DMLREF_HIGH 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
+#define DMLREF_LOW 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
+    DMLREF_SWAP(r0, r1) DMLREF_SWAP(r2, r3)
+    DMLREF_SWAP(r4, r5) DMLREF_SWAP(r6, r7)
+    DMLREF_SWAP(r8, r9) DMLREF_SWAP(r10, r11)
+    DMLREF_SWAP(r12, r13) DMLREF_SWAP(r14, r15)
+#undef DMLREF_HIGH
+#undef DMLREF_LOW
+#undef DMLREF_SWAP
+    DMLREF_OUT(0) = r0; DMLREF_OUT(1) = r1; DMLREF_OUT(2) = r2; DMLREF_OUT(3) = r3;
+    DMLREF_OUT(4) = r4; DMLREF_OUT(5) = r5; DMLREF_OUT(6) = r6; DMLREF_OUT(7) = r7;
+    DMLREF_OUT(8) = r8; DMLREF_OUT(9) = r9; DMLREF_OUT(10) = r10; DMLREF_OUT(11) = r11;
+    DMLREF_OUT(12) = r12; DMLREF_OUT(13) = r13; DMLREF_OUT(14) = r14; DMLREF_OUT(15) = r15;
+  } else if constexpr (Bytes == 8) {
     // Rows hold columns 0-1 | 2-3: pairs of rows interleaved per half, then the halves swapped.
     const Vec r0 = DMLREF_ROW(0), r1 = DMLREF_ROW(1), r2 = DMLREF_ROW(2), r3 = DMLREF_ROW(3);
     const Vec t0 = __builtin_shufflevector(r0, r1, 0, 4, 2, 6);
@@ -3283,7 +3340,7 @@ inline bool avx2_enabled() noexcept {
 template <std::size_t Bytes>
 void transpose_bytes(const TransposeArgs& t) noexcept {
 #if defined(DMLREF_HAS_AVX2_PATH)
-  if constexpr (Bytes == 4 || Bytes == 8) {
+  if constexpr (Bytes == 2 || Bytes == 4 || Bytes == 8) {
     if (avx2_enabled()) {
       return transpose_tiles_avx2<Bytes>(t);
     }
