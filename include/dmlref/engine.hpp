@@ -1064,11 +1064,10 @@ constexpr std::uint64_t reverse_tile_pitch(std::uint64_t n) noexcept {
 
 // `count` runs side by side along an axis of n positions (rows in_axis and out_axis elements
 // apart, the runs one element apart), run j reversed up to its length (read by `lengths_of` at
-// len_first + j * len_step): a tile of runs one cache
-// line wide at a time, transposed into `buffer` (each run then contiguous), reversed there into
-// its second half, and transposed back. The tensors are then read and written a whole line of a
-// row at a time, instead of one element per line (and per page, for rows of 4 KiB) from rows
-// far apart. bench_table's peers/reverse_axis0 (float32 {rows, 1024} along axis 0, a random
+// len_first + j * len_step): a tile of runs one cache line wide at a time, transposed into
+// `buffer` (each run then contiguous), reversed there into its second half, and transposed
+// back. The tensors are then read and written a whole line of a row at a time, instead of one
+// element per line (and per page, for rows of 4 KiB) from rows far apart. bench_table's peers/reverse_axis0 (float32 {rows, 1024} along axis 0, a random
 // length per column), one core: 16 MiB 0.07 to 0.19 of memcpy, 256 MiB 0.03 to 0.17; its matrix
 // shapes of 128 to 8101 positions 1.6 to 2.2 times as fast as in groups.
 // `buffer`: 2 * tile * reverse_tile_pitch<W>(n) elements, tile (the runs a tile takes) at most
@@ -1170,8 +1169,8 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
       }
     };
     std::array<std::uint64_t, kIndexChunk> length;
-    // The tiles' buffer, taken when a chunk first needs it, where tiles apply (to the whole
-    // axis only); where it cannot be had, the groups below do the work.
+    // The tiles' buffer, taken when a row of runs first needs it, where tiles apply (to the
+    // whole axis only); where it cannot be had, the groups below do the work.
     bool tiles_apply = a0 == 0 && a1 == n && reverse_by_tiles(plan);
     const std::uint64_t tile = std::min<std::uint64_t>(kReverseTileBytes / sizeof(W), inner);
     std::unique_ptr<W[]> tiles;
