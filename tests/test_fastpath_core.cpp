@@ -558,7 +558,8 @@ TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every widt
             std::vector<T> actual = sentinel_buffer<T>(elements);
             const std::size_t to_line =
                 (64 - reinterpret_cast<std::uintptr_t>(actual.data()) % 64) % 64 / sizeof(T);
-            const std::size_t at = to_line + std::size_t{rows % 3 == 0 ? 0u : rows % 3 == 1 ? 1u : 5u};
+            const std::size_t past_line = rows % 3 == 0 ? 0 : rows % 3 == 1 ? 1 : 5;
+            const std::size_t at = to_line + past_line;
             std::vector<T> expected = sentinel_buffer<T>(elements);
             reference_copy<T>(src, TensorView<T>(expected.data() + at, dst_layout));
             detail::copy_view<T>(src, TensorView<T>(actual.data() + at, dst_layout), stream);

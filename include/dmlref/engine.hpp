@@ -1067,9 +1067,10 @@ constexpr std::uint64_t reverse_tile_pitch(std::uint64_t n) noexcept {
 // len_first + j * len_step): a tile of runs one cache line wide at a time, transposed into
 // `buffer` (each run then contiguous), reversed there into its second half, and transposed
 // back. The tensors are then read and written a whole line of a row at a time, instead of one
-// element per line (and per page, for rows of 4 KiB) from rows far apart. bench_table's peers/reverse_axis0 (float32 {rows, 1024} along axis 0, a random
-// length per column), one core: 16 MiB 0.07 to 0.19 of memcpy, 256 MiB 0.03 to 0.17; its matrix
-// shapes of 128 to 8101 positions 1.6 to 2.2 times as fast as in groups.
+// element per line (and per page, for rows of 4 KiB) from rows far apart. bench_table's
+// peers/reverse_axis0 (float32 {rows, 1024} along axis 0, a random length per column), one
+// core: 16 MiB 0.07 to 0.19 of memcpy, 256 MiB 0.03 to 0.17; its matrix shapes of 128 to 8101
+// positions 1.6 to 2.2 times as fast as in groups.
 // `buffer`: 2 * tile * reverse_tile_pitch<W>(n) elements, tile (the runs a tile takes) at most
 // kReverseTileBytes / sizeof(W).
 template <class W>
@@ -1086,8 +1087,8 @@ void reverse_runs_by_tiles(const W* src, std::int64_t in_axis, W* dst, std::int6
   // lines (and may stream them): with tiles across lines, each line was written in two sweeps of
   // the axis (256 MiB float32 {65536, 1024}, both tensors 16 bytes past a line, one core: 0.08
   // of memcpy, 0.16 with the first tile cut short, 0.19 for tensors on a line).
-  const std::uint64_t misaligned = reinterpret_cast<std::uintptr_t>(dst) % 64 / sizeof(W);
-  const std::uint64_t first = misaligned == 0 ? tile : std::min(tile, 64 / sizeof(W) - misaligned);
+  const std::uint64_t to_line = elements_to_line(dst, sizeof(W));
+  const std::uint64_t first = to_line == 0 ? tile : std::min(tile, to_line);
   for (std::uint64_t j0 = 0, width = first; j0 < count; j0 += width, width = tile) {
     width = std::min(width, count - j0);
     const auto at = static_cast<std::int64_t>(j0);
@@ -1305,8 +1306,7 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   // one, and 1.75 times as fast with these cuts).
   const std::uint32_t inner_dim = plan.walk.rank - 1;
   const std::uint64_t line = 64 / sizeof(W), runs = plan.walk.inner_size();
-  const std::uint64_t head =
-      std::min(runs, (line - reinterpret_cast<std::uintptr_t>(out) % 64 / sizeof(W)) % line);
+  const std::uint64_t head = std::min(runs, elements_to_line(out, sizeof(W)));
   const std::uint64_t lines = (head > 0 ? 1 : 0) + (runs - head + line - 1) / line;
   if (by_tiles && lines >= 2 && split_dimension(plan.walk, parts) == inner_dim) {
     const auto first_run = [&](std::uint64_t k) {  // of the k-th piece of a row cut so

@@ -673,6 +673,12 @@ inline bool is_transpose(const CopyPlan& plan) noexcept {
          (src_inner == 1 && dst_outer == 1 && dst_inner != 1);
 }
 
+// The elements of `element_bytes` from p up to its next 64-byte cache line boundary: 0 where p
+// is on one. Where a row's first line starts: the streamed bands of a transpose, REVERSE's tiles.
+inline std::uint64_t elements_to_line(const void* p, std::size_t element_bytes) noexcept {
+  return (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64 / element_bytes;
+}
+
 // One transpose in bytes: b[x * b_step + y] = a[y * a_step + x] for x in [0, nx), y in [0, ny),
 // elements of `Bytes` bytes (steps in bytes; `a` and `b` each unit-stride along their rows).
 struct TransposeArgs {
@@ -733,11 +739,9 @@ DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) n
   // streaming stores to parts of lines cost more than ordinary ones (16 MiB float32 {1171,
   // 3583} transposed, one core, bench_table's matrix: 0.05 of memcpy streamed, 0.55-0.59 not;
   // float64 {1875, 1117}: 0.13, 0.47-0.51).
-  const std::uint64_t b_offset = reinterpret_cast<std::uintptr_t>(t.b) % 64;
-  const bool whole_lines = t.b_step % 64 == 0 && b_offset % Bytes == 0;
-  const std::uint64_t y_stream = t.stream && whole_lines ? std::min(ny, (64 - b_offset) % 64 / Bytes) : 0;
-  const std::uint64_t y_streamed =
-      t.stream && whole_lines ? y_stream + (ny - y_stream) / kBand * kBand : 0;
+  const bool streams = t.stream && t.b_step % 64 == 0;
+  const std::uint64_t y_stream = streams ? std::min(ny, elements_to_line(t.b, Bytes)) : 0;
+  const std::uint64_t y_streamed = streams ? y_stream + (ny - y_stream) / kBand * kBand : 0;
   for (std::uint64_t y0 = y_stream; y0 < y_streamed; y0 += kBand) {
     // One line of b per x (kBand * Bytes = 64): built in `lines`, then streamed whole.
     alignas(64) unsigned char lines[kChunk * 64];
@@ -871,6 +875,20 @@ inline void transpose_block_sse2(const unsigned char* a, std::int64_t as, unsign
 #if defined(__x86_64__) && !defined(__CUDACC__) && \
     (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
 #define DMLREF_HAS_AVX2_PATH 1
+// Sixteen 2-byte elements, a row of the 2-byte kernel.
+typedef std::uint16_t Lanes16 __attribute__((vector_size(32)));
+
+// One round of the 2-byte kernel over rows x (bit M of the row index clear) and y = x + M, the
+// columns C = 0..15: x keeps its columns with bit M clear and takes y's such columns into the
+// others, y keeps its columns with bit M set and takes x's (shuffle indices 16-31 are y's).
+template <int M, int... C>
+__attribute__((target("avx2"), always_inline)) inline void transpose_round_avx2(
+    Lanes16& x, Lanes16& y, std::integer_sequence<int, C...>) noexcept {
+  const Lanes16 low = __builtin_shufflevector(x, y, ((C & M) != 0 ? 16 + (C ^ M) : C)...);
+  y = __builtin_shufflevector(x, y, ((C & M) != 0 ? 16 + C : (C ^ M))...);
+  x = low;
+}
+
 template <std::size_t Bytes>
 __attribute__((target("avx2"))) inline void transpose_block_avx2(const unsigned char* a,
                                                                  std::int64_t as, unsigned char* b,
@@ -885,58 +903,29 @@ __attribute__((target("avx2"))) inline void transpose_block_avx2(const unsigned 
 #define DMLREF_ROW(y) (*reinterpret_cast<const Unaligned*>(a + (y) * as))
 #define DMLREF_OUT(x) (*reinterpret_cast<Unaligned*>(b + (x) * bs))
   if constexpr (Bytes == 2) {
-    // 16 x 16: four rounds, each swapping one bit of the row index with the same bit of the
-    // column index (rows i and i + m, m = 8, 4, 2, 1): after all four, row x holds column x.
+    // 16 x 16: four rounds (transpose_round_avx2, m = 8, 4, 2, 1), each swapping one bit of the
+    // row index with the same bit of the column index: after all four, row x holds column x.
     Vec r0 = DMLREF_ROW(0), r1 = DMLREF_ROW(1), r2 = DMLREF_ROW(2), r3 = DMLREF_ROW(3);
     Vec r4 = DMLREF_ROW(4), r5 = DMLREF_ROW(5), r6 = DMLREF_ROW(6), r7 = DMLREF_ROW(7);
     Vec r8 = DMLREF_ROW(8), r9 = DMLREF_ROW(9), r10 = DMLREF_ROW(10), r11 = DMLREF_ROW(11);
     Vec r12 = DMLREF_ROW(12), r13 = DMLREF_ROW(13), r14 = DMLREF_ROW(14), r15 = DMLREF_ROW(15);
-    // A round over rows x (bit m clear) and y = x + m: x keeps its columns with bit m clear
-    // and takes y's such columns into the others, y keeps its columns with bit m set and takes
-    // x's. DMLREF_LOW gives x, DMLREF_HIGH gives y (indices 16-31 are y's elements).
-#define DMLREF_SWAP(x, y)                                       \
-  {                                                             \
-    const Vec low = __builtin_shufflevector(x, y, DMLREF_LOW);  \
-    y = __builtin_shufflevector(x, y, DMLREF_HIGH);             \
-    x = low;                                                    \
-  }
-    // m = 8: halves of the rows (the 128-bit lanes).
-#define DMLREF_HIGH 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
-#define DMLREF_LOW 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
-    DMLREF_SWAP(r0, r8) DMLREF_SWAP(r1, r9)
-    DMLREF_SWAP(r2, r10) DMLREF_SWAP(r3, r11)
-    DMLREF_SWAP(r4, r12) DMLREF_SWAP(r5, r13)
-    DMLREF_SWAP(r6, r14) DMLREF_SWAP(r7, r15)
-#undef DMLREF_HIGH
-#undef DMLREF_LOW
-    // m = 4: 64-bit quarters.
-#define DMLREF_HIGH 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
-#define DMLREF_LOW 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
-    DMLREF_SWAP(r0, r4) DMLREF_SWAP(r1, r5)
-    DMLREF_SWAP(r2, r6) DMLREF_SWAP(r3, r7)
-    DMLREF_SWAP(r8, r12) DMLREF_SWAP(r9, r13)
-    DMLREF_SWAP(r10, r14) DMLREF_SWAP(r11, r15)
-#undef DMLREF_HIGH
-#undef DMLREF_LOW
-    // m = 2: 32-bit pairs.
-#define DMLREF_HIGH 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
-#define DMLREF_LOW 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29
-    DMLREF_SWAP(r0, r2) DMLREF_SWAP(r1, r3)
-    DMLREF_SWAP(r4, r6) DMLREF_SWAP(r5, r7)
-    DMLREF_SWAP(r8, r10) DMLREF_SWAP(r9, r11)
-    DMLREF_SWAP(r12, r14) DMLREF_SWAP(r13, r15)
-#undef DMLREF_HIGH
-#undef DMLREF_LOW
-    // m = 1: single elements.
-#define DMLREF_HIGH 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
-#define DMLREF_LOW 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
-    DMLREF_SWAP(r0, r1) DMLREF_SWAP(r2, r3)
-    DMLREF_SWAP(r4, r5) DMLREF_SWAP(r6, r7)
-    DMLREF_SWAP(r8, r9) DMLREF_SWAP(r10, r11)
-    DMLREF_SWAP(r12, r13) DMLREF_SWAP(r14, r15)
-#undef DMLREF_HIGH
-#undef DMLREF_LOW
-#undef DMLREF_SWAP
+    constexpr auto c = std::make_integer_sequence<int, 16>{};
+    transpose_round_avx2<8>(r0, r8, c), transpose_round_avx2<8>(r1, r9, c);
+    transpose_round_avx2<8>(r2, r10, c), transpose_round_avx2<8>(r3, r11, c);
+    transpose_round_avx2<8>(r4, r12, c), transpose_round_avx2<8>(r5, r13, c);
+    transpose_round_avx2<8>(r6, r14, c), transpose_round_avx2<8>(r7, r15, c);
+    transpose_round_avx2<4>(r0, r4, c), transpose_round_avx2<4>(r1, r5, c);
+    transpose_round_avx2<4>(r2, r6, c), transpose_round_avx2<4>(r3, r7, c);
+    transpose_round_avx2<4>(r8, r12, c), transpose_round_avx2<4>(r9, r13, c);
+    transpose_round_avx2<4>(r10, r14, c), transpose_round_avx2<4>(r11, r15, c);
+    transpose_round_avx2<2>(r0, r2, c), transpose_round_avx2<2>(r1, r3, c);
+    transpose_round_avx2<2>(r4, r6, c), transpose_round_avx2<2>(r5, r7, c);
+    transpose_round_avx2<2>(r8, r10, c), transpose_round_avx2<2>(r9, r11, c);
+    transpose_round_avx2<2>(r12, r14, c), transpose_round_avx2<2>(r13, r15, c);
+    transpose_round_avx2<1>(r0, r1, c), transpose_round_avx2<1>(r2, r3, c);
+    transpose_round_avx2<1>(r4, r5, c), transpose_round_avx2<1>(r6, r7, c);
+    transpose_round_avx2<1>(r8, r9, c), transpose_round_avx2<1>(r10, r11, c);
+    transpose_round_avx2<1>(r12, r13, c), transpose_round_avx2<1>(r14, r15, c);
     DMLREF_OUT(0) = r0; DMLREF_OUT(1) = r1; DMLREF_OUT(2) = r2; DMLREF_OUT(3) = r3;
     DMLREF_OUT(4) = r4; DMLREF_OUT(5) = r5; DMLREF_OUT(6) = r6; DMLREF_OUT(7) = r7;
     DMLREF_OUT(8) = r8; DMLREF_OUT(9) = r9; DMLREF_OUT(10) = r10; DMLREF_OUT(11) = r11;
