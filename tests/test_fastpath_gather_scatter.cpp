@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -546,6 +547,156 @@ TEST_CASE("fast SCATTER: updates repeated by broadcast along Axis are stored onc
   const dmlref::ScatterOperatorDesc desc{&data, &index, &update, &data, 1};
   dmlref::scatter(desc, {in.data(), 32}, {ix.data(), 8}, {up.data(), 8}, {out.data(), 32});
   CHECK(out == std::vector<float>{0, 1, 9, 3, 4, 5, 6, 8});
+}
+
+namespace {
+
+// For the scope of a test: SCATTER's SC8 pass narrows the indices of every call, however few
+// (detail::check_and_narrow_indices; without AVX2 it never narrows). Then the count is restored
+// as it was (test_fastpath_threads lowers it for a whole run).
+class NarrowEveryCall {
+ public:
+  NarrowEveryCall() { dmlref::detail::narrow_min_indices = 1; }
+  NarrowEveryCall(const NarrowEveryCall&) = delete;
+  NarrowEveryCall& operator=(const NarrowEveryCall&) = delete;
+  ~NarrowEveryCall() { dmlref::detail::narrow_min_indices = before_; }
+
+ private:
+  std::uint64_t before_ = dmlref::detail::narrow_min_indices;
+};
+
+}  // namespace
+
+TEST_CASE("fast SCATTER, indices narrowed by SC8's pass == golden loop: ranks 1-8, every axis") {
+  const NarrowEveryCall narrow;
+  std::mt19937 rng(7717u);
+  check_every_scatter_axis(rng, kScatterRunners<float>);
+  check_every_scatter_axis(rng, kScatterRunners<std::uint8_t>);
+  check_every_scatter_axis(rng, kScatterRunners<double>);
+  check_every_scatter_axis(rng, kScatterRunners<std::int16_t>);
+}
+
+namespace {
+
+// SC8's narrowed pass over `indices` (`stored`: broadcast dimensions at size 1) for an axis of n:
+// legal or not as the golden rule says, and where it narrows, each index's place is
+// normalize_index of it, read through the places' layout.
+template <class I>
+void check_narrowed_places(const TensorView<const I>& indices, std::uint32_t n) {
+  Layout stored = indices.layout();
+  for (std::uint32_t d = 0; d < stored.rank; ++d) {
+    if (stored.strides[d] == 0) stored.sizes[d] = 1;
+  }
+  bool legal = true;
+  dmlref::for_each_coordinate(indices.layout(), [&](const Coord& u) {
+    legal = legal && dmlref::normalize_index(indices[u], n).has_value();
+  });
+  dmlref::detail::NarrowedIndices narrowed;
+  const NarrowEveryCall narrow;
+  CHECK(dmlref::detail::check_and_narrow_indices(indices.layout(), stored, indices.data(),
+                                                 dmlref::legal_index_bounds<I>(n), n,
+                                                 &narrowed) == legal);
+  if (!legal) return;
+  CHECK((narrowed.places != nullptr) == dmlref::detail::engine_avx2_enabled());
+  if (narrowed.places == nullptr) return;
+  const TensorView<const std::uint16_t> places(narrowed.places, narrowed.layout);
+  int wrong = 0;
+  dmlref::for_each_coordinate(indices.layout(), [&](const Coord& u) {
+    wrong += places[u] != *dmlref::normalize_index(indices[u], n);
+  });
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("engine: SC8's narrowed pass keeps each index's place, any layout, any bad one",
+                   I, std::int64_t, std::int32_t, std::uint64_t, std::uint32_t) {
+  std::mt19937 rng(909u + static_cast<unsigned>(sizeof(I)));
+  // Rows of 103: six blocks of 16 and a tail. Along an axis of 37, and of 65536 (the most a
+  // place holds).
+  for (const std::uint32_t n : {37u, 65536u}) {
+    CAPTURE(n);
+    std::vector<I> storage(5 * 103);
+    for (I& v : storage) v = random_index<I>(n, false, rng);
+    const TensorView<const I> packed(storage.data(), {5, 103});
+    check_narrowed_places(packed, n);
+    // Transposed, broadcast along axis 0, and reversed in both dimensions.
+    const auto view = [&](std::size_t first, std::int64_t s0, std::int64_t s1) {
+      return TensorView<const I>(storage.data() + first, Layout::strided({5, 103}, {s0, s1}));
+    };
+    check_narrowed_places(view(0, 1, 5), n);
+    check_narrowed_places(view(0, 0, 1), n);
+    check_narrowed_places(view(514, -103, -1), n);
+    // One illegal index, at the ends of a block and in the tail, found wherever it lies.
+    std::vector<I> bad_values = {static_cast<I>(n), std::numeric_limits<I>::max()};
+    if constexpr (std::is_signed_v<I>) {
+      bad_values.push_back(static_cast<I>(-static_cast<std::int64_t>(n) - 1));
+      bad_values.push_back(std::numeric_limits<I>::min());
+    }
+    for (const std::size_t at : {0, 15, 16, 17, 100, 102, 103, 514}) {
+      for (const I bad : bad_values) {
+        CAPTURE(at);
+        CAPTURE(bad);
+        std::vector<I> with_bad = storage;
+        with_bad[at] = bad;
+        check_narrowed_places(TensorView<const I>(with_bad.data(), {5, 103}), n);
+      }
+    }
+    // The extremes that are legal: n - 1, and -n for signed indices.
+    std::vector<I> edges = storage;
+    edges[7] = static_cast<I>(n - 1);
+    if constexpr (std::is_signed_v<I>) edges[8] = static_cast<I>(-static_cast<std::int64_t>(n));
+    check_narrowed_places(TensorView<const I>(edges.data(), {5, 103}), n);
+  }
+}
+
+TEST_CASE("fast SCATTER, narrowed: a bad index in the tail names its coordinate, writes nothing") {
+  const NarrowEveryCall narrow;
+  std::vector<float> in(5 * 37, 1.0f), up(5 * 103, 2.0f), out(5 * 37, -7.0f);
+  std::vector<std::int64_t> ix(5 * 103);
+  for (std::size_t i = 0; i < ix.size(); ++i) ix[i] = static_cast<std::int64_t>(i % 37) - 18;
+  ix[4 * 103 + 101] = -38;
+  DMLREF_CHECK_ERROR((dmlref::scatter<float, std::int64_t>(
+                         TensorView<const float>(in.data(), {5, 37}),
+                         TensorView<const std::int64_t>(ix.data(), {5, 103}),
+                         TensorView<const float>(up.data(), {5, 103}),
+                         TensorView<float>(out.data(), {5, 37}), 1)),
+                     dmlref::ErrorCode::SC8,
+                     "IndicesTensor[4,101] is -38 but InputTensor.Sizes[1] is 37");
+  CHECK(std::all_of(out.begin(), out.end(), [](float v) { return v == -7.0f; }));
+}
+
+TEST_CASE("fast SCATTER, narrowed: the runtime entry point over reversed indices and outputs") {
+  // 5000 indices: narrowed without lowering the threshold. Where the indices are reversed the
+  // places are not kept (they follow the indices as described); where only the other tensors
+  // are, they are.
+  constexpr std::uint32_t kN = 5000;
+  static_assert(kN >= dmlref::detail::kNarrowMinIndices);
+  const std::vector<float> in = dmlref::test::distinct_buffer<float>(kN);
+  const std::vector<float> up = dmlref::test::distinct_buffer<float>(kN, 9000);
+  std::vector<std::int32_t> ix(kN);
+  std::mt19937 rng(5000);
+  for (auto& v : ix) v = random_index<std::int32_t>(kN, false, rng);
+  const dmlref::TensorDesc dd(dmlref::DataType::Float32, {kN}), di(dmlref::DataType::Int32, {kN});
+  const dmlref::BufferTensorDesc data = dd.desc(), index = di.desc();
+  const dmlref::ScatterOperatorDesc desc{&data, &index, &data, &data, 0};
+  for (const std::uint8_t indices_reversed : {0, 1}) {
+    CAPTURE(int{indices_reversed});
+    // The golden result over the tensors as the caller holds them: input, indices and output
+    // read backwards; updates as described.
+    std::vector<float> want(kN);
+    for (std::uint32_t i = 0; i < kN; ++i) want[i] = in[kN - 1 - i];
+    for (std::uint32_t u = 0; u < kN; ++u) {
+      const std::int32_t v = indices_reversed ? ix[kN - 1 - u] : ix[u];
+      want[*dmlref::normalize_index(v, kN)] = up[u];
+    }
+    std::reverse(want.begin(), want.end());
+    std::vector<float> got(kN, -1.0f);
+    const std::vector<std::uint8_t> reversed = {1, indices_reversed, 0, 1};
+    dmlref::scatter(desc, {in.data(), kN * 4}, {ix.data(), kN * 4}, {up.data(), kN * 4},
+                    {got.data(), kN * 4}, {}, reversed);
+    CHECK(got == want);
+  }
 }
 
 TEST_CASE("fast SCATTER: a bad index throws the golden loop's SC8 error and writes nothing") {

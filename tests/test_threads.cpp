@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <random>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -35,13 +36,15 @@ constexpr std::uint32_t kThreadCounts[] = {1, 2, 3, 8};
 constexpr int kCases = 24;  // per operator, type and thread count
 
 // For the scope of a test: `threads` threads, and calls of any size split into parts of any size
-// (one element and up), so the random shapes below cross every part boundary the engine can make.
+// (one element and up), so the random shapes below cross every part boundary the engine can make;
+// SCATTER's indices are narrowed whatever their count.
 class Split {
  public:
   explicit Split(std::uint32_t threads) {
     set_num_threads(threads);
     detail::parallel_min_bytes = 1;
     detail::parallel_part_bytes = 1;
+    detail::narrow_min_indices = 1;  // SCATTER's SC8 pass narrows every call's indices
   }
   Split(const Split&) = delete;
   Split& operator=(const Split&) = delete;
@@ -49,6 +52,7 @@ class Split {
     set_num_threads(0);
     detail::parallel_min_bytes = detail::kParallelMinBytes;
     detail::parallel_part_bytes = detail::kParallelPartBytes;
+    detail::narrow_min_indices = detail::kNarrowMinIndices;
   }
 };
 
@@ -314,6 +318,35 @@ TEST_CASE("threads: the runtime layer splits as the typed one, on 3 threads") {
   join(join_desc, piece_buffers, {join_fast.data(), bytes(join_fast)});
   CHECK(detail::ThreadPool::instance().calls() > join_before);
   CHECK(same_buffers(join_golden, join_fast));
+}
+
+TEST_CASE("threads: SCATTER from four calling threads at once, each taking scratch memory") {
+  // SCATTER's narrowed places live in scratch memory kept between calls (detail::Scratch): calls
+  // on several threads at once take and give back the one kept block, or their own.
+  const Split split(2);
+  std::atomic<int> wrong{0};
+  auto caller = [&wrong](unsigned seed) {
+    std::mt19937 rng(seed);
+    for (int i = 0; i < 12; ++i) {
+      const std::uint32_t rows = 1 + rng() % 40, n = 1 + rng() % 300;
+      const std::vector<float> in = test::distinct_buffer<float>(std::size_t{rows} * n);
+      const std::vector<float> up = test::distinct_buffer<float>(std::size_t{rows} * n, 9000);
+      std::vector<std::int64_t> ix(std::size_t{rows} * n);
+      for (auto& v : ix) v = random_index<std::int64_t>(rng, n, false);
+      std::vector<float> golden(in.size()), fast(in.size());
+      const TensorView<const float> input(in.data(), {rows, n}), updates(up.data(), {rows, n});
+      const TensorView<const std::int64_t> indices(ix.data(), {rows, n});
+      reference::scatter<float, std::int64_t>(input, indices, updates,
+                                              TensorView<float>(golden.data(), {rows, n}), 1);
+      scatter<float, std::int64_t>(input, indices, updates,
+                                   TensorView<float>(fast.data(), {rows, n}), 1);
+      if (!same_buffers(golden, fast)) ++wrong;
+    }
+  };
+  std::vector<std::thread> callers;
+  for (unsigned k = 0; k < 4; ++k) callers.emplace_back(caller, 500u + k);
+  for (std::thread& t : callers) t.join();
+  CHECK(wrong.load() == 0);
 }
 
 TEST_CASE("threads: a small call stays on the calling thread, a large one uses the pool") {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "dmlref/strided_copy.hpp"
 
@@ -131,6 +132,69 @@ DMLREF_TARGET_AVX2 void reverse_rows_avx2(const unsigned char* src, std::int64_t
     reverse_row_avx2<Bytes>(src + jj * src_step, dst + jj * dst_step,
                             static_cast<std::size_t>(lengths[j]) * Bytes, row_bytes);
   }
+}
+
+// SC8's check of 8 indices of 4 bytes or 4 of 8 (`lanes` of the unsigned type U) that also gives
+// each its place along the axis: u = v - lo (wrapping), legal when u <= span, place u - n where
+// u >= n (a negative index, counted from the end) and u otherwise. Flags an illegal one in `bad`.
+template <class Lanes, class U>
+DMLREF_TARGET_AVX2 inline Lanes index_places_avx2(const unsigned char* at, U lo, U span, U n,
+                                                  Lanes& bad) noexcept {
+  Lanes u;
+  std::memcpy(&u, at, 32);
+  u -= lo;
+  bad |= reinterpret_cast<Lanes>(u > span);
+  return u - (reinterpret_cast<Lanes>(u >= n) & n);
+}
+
+// narrow_index_run (engine.hpp) for `count` contiguous indices of 4 or 8 bytes, 16 at a time:
+// their places written as 16 bits (n <= 65536), legality folded into one flag. False when one is
+// illegal; the places written then are not meant to be read.
+template <class I>
+DMLREF_TARGET_AVX2 bool narrow_index_run_avx2(const I* run, std::uint64_t count,
+                                              std::make_unsigned_t<I> lo,
+                                              std::make_unsigned_t<I> span,
+                                              std::make_unsigned_t<I> n,
+                                              std::uint16_t* places) noexcept {
+  using U = std::make_unsigned_t<I>;
+  using Lanes = std::conditional_t<sizeof(I) == 8, Lanes8x4, Lanes4x8>;
+  const auto* const at = reinterpret_cast<const unsigned char*>(run);
+  Lanes bad{};
+  std::uint64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    prefetch_stream(run + i);
+    Lanes2x16 w;
+    if constexpr (sizeof(I) == 8) {
+      const Lanes a = index_places_avx2<Lanes, U>(at + i * 8, lo, span, n, bad);
+      const Lanes b = index_places_avx2<Lanes, U>(at + i * 8 + 32, lo, span, n, bad);
+      const Lanes c = index_places_avx2<Lanes, U>(at + i * 8 + 64, lo, span, n, bad);
+      const Lanes d = index_places_avx2<Lanes, U>(at + i * 8 + 96, lo, span, n, bad);
+      // Each place fits 16 bits: the low halves of a and b, within 128-bit lanes (a0 a1 b0 b1 |
+      // a2 a3 b2 b3), then their low halves in order.
+      const Lanes4x8 ab = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(a),
+                                                  reinterpret_cast<Lanes4x8>(b), 0, 2, 8, 10, 4,
+                                                  6, 12, 14);
+      const Lanes4x8 cd = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(c),
+                                                  reinterpret_cast<Lanes4x8>(d), 0, 2, 8, 10, 4,
+                                                  6, 12, 14);
+      w = __builtin_shufflevector(reinterpret_cast<Lanes2x16>(ab), reinterpret_cast<Lanes2x16>(cd),
+                                  0, 2, 8, 10, 4, 6, 12, 14, 16, 18, 24, 26, 20, 22, 28, 30);
+    } else {
+      const Lanes a = index_places_avx2<Lanes, U>(at + i * 4, lo, span, n, bad);
+      const Lanes b = index_places_avx2<Lanes, U>(at + i * 4 + 32, lo, span, n, bad);
+      w = __builtin_shufflevector(reinterpret_cast<Lanes2x16>(a), reinterpret_cast<Lanes2x16>(b),
+                                  0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    }
+    std::memcpy(places + i, &w, 32);
+  }
+  U any_bad = 0;
+  for (std::size_t k = 0; k < sizeof(Lanes) / sizeof(U); ++k) any_bad |= bad[k];
+  for (; i < count; ++i) {
+    const U u = static_cast<U>(run[i]) - lo;
+    any_bad |= static_cast<U>(u > span);
+    places[i] = static_cast<std::uint16_t>(u >= n ? u - n : u);
+  }
+  return any_bad == 0;
 }
 
 #endif  // DMLREF_ENGINE_AVX2

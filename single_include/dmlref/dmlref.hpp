@@ -1959,9 +1959,11 @@ DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, Con
 //   ScatterSlab                  SCATTER's output built a slab at a time: input, then updates
 //   ReversedRuns                 runs reversed up to lengths read out of a tensor (REVERSE_...)
 //
-// Indices and lengths are the only values read as numbers, and the engine never reads them
-// itself: the operator passes a function, compiled per index type, that turns a chunk of them
-// into offsets or lengths by the operator's rules (negative indices, clamping). The plain
+// Indices and lengths are the only values read as numbers, and the engine reads them itself only
+// in the index passes that check them against the bounds an operator gives (SC8, G10), one of
+// which also keeps SCATTER's places (NarrowedIndices); otherwise the operator passes a function,
+// compiled per index type, that turns a chunk of them into offsets or lengths by the operator's
+// rules (negative indices, clamping). The plain
 // reference loops in ops/ stay the definition of correct; tests/test_fastpath_*.cpp diff every
 // plan path against them.
 
@@ -1976,6 +1978,7 @@ DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, Con
 #include <optional>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 // ---- begin dmlref/engine_simd.hpp ---------------------------------------------------------------
@@ -1990,6 +1993,7 @@ DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, Con
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 // ---- begin dmlref/strided_copy.hpp --------------------------------------------------------------
 #ifndef DMLREF_SINGLE_HEADER_DMLREF_STRIDED_COPY_HPP
@@ -3602,6 +3606,69 @@ DMLREF_TARGET_AVX2 void reverse_rows_avx2(const unsigned char* src, std::int64_t
   }
 }
 
+// SC8's check of 8 indices of 4 bytes or 4 of 8 (`lanes` of the unsigned type U) that also gives
+// each its place along the axis: u = v - lo (wrapping), legal when u <= span, place u - n where
+// u >= n (a negative index, counted from the end) and u otherwise. Flags an illegal one in `bad`.
+template <class Lanes, class U>
+DMLREF_TARGET_AVX2 inline Lanes index_places_avx2(const unsigned char* at, U lo, U span, U n,
+                                                  Lanes& bad) noexcept {
+  Lanes u;
+  std::memcpy(&u, at, 32);
+  u -= lo;
+  bad |= reinterpret_cast<Lanes>(u > span);
+  return u - (reinterpret_cast<Lanes>(u >= n) & n);
+}
+
+// narrow_index_run (engine.hpp) for `count` contiguous indices of 4 or 8 bytes, 16 at a time:
+// their places written as 16 bits (n <= 65536), legality folded into one flag. False when one is
+// illegal; the places written then are not meant to be read.
+template <class I>
+DMLREF_TARGET_AVX2 bool narrow_index_run_avx2(const I* run, std::uint64_t count,
+                                              std::make_unsigned_t<I> lo,
+                                              std::make_unsigned_t<I> span,
+                                              std::make_unsigned_t<I> n,
+                                              std::uint16_t* places) noexcept {
+  using U = std::make_unsigned_t<I>;
+  using Lanes = std::conditional_t<sizeof(I) == 8, Lanes8x4, Lanes4x8>;
+  const auto* const at = reinterpret_cast<const unsigned char*>(run);
+  Lanes bad{};
+  std::uint64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    prefetch_stream(run + i);
+    Lanes2x16 w;
+    if constexpr (sizeof(I) == 8) {
+      const Lanes a = index_places_avx2<Lanes, U>(at + i * 8, lo, span, n, bad);
+      const Lanes b = index_places_avx2<Lanes, U>(at + i * 8 + 32, lo, span, n, bad);
+      const Lanes c = index_places_avx2<Lanes, U>(at + i * 8 + 64, lo, span, n, bad);
+      const Lanes d = index_places_avx2<Lanes, U>(at + i * 8 + 96, lo, span, n, bad);
+      // Each place fits 16 bits: the low halves of a and b, within 128-bit lanes (a0 a1 b0 b1 |
+      // a2 a3 b2 b3), then their low halves in order.
+      const Lanes4x8 ab = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(a),
+                                                  reinterpret_cast<Lanes4x8>(b), 0, 2, 8, 10, 4,
+                                                  6, 12, 14);
+      const Lanes4x8 cd = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(c),
+                                                  reinterpret_cast<Lanes4x8>(d), 0, 2, 8, 10, 4,
+                                                  6, 12, 14);
+      w = __builtin_shufflevector(reinterpret_cast<Lanes2x16>(ab), reinterpret_cast<Lanes2x16>(cd),
+                                  0, 2, 8, 10, 4, 6, 12, 14, 16, 18, 24, 26, 20, 22, 28, 30);
+    } else {
+      const Lanes a = index_places_avx2<Lanes, U>(at + i * 4, lo, span, n, bad);
+      const Lanes b = index_places_avx2<Lanes, U>(at + i * 4 + 32, lo, span, n, bad);
+      w = __builtin_shufflevector(reinterpret_cast<Lanes2x16>(a), reinterpret_cast<Lanes2x16>(b),
+                                  0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    }
+    std::memcpy(places + i, &w, 32);
+  }
+  U any_bad = 0;
+  for (std::size_t k = 0; k < sizeof(Lanes) / sizeof(U); ++k) any_bad |= bad[k];
+  for (; i < count; ++i) {
+    const U u = static_cast<U>(run[i]) - lo;
+    any_bad |= static_cast<U>(u > span);
+    places[i] = static_cast<std::uint16_t>(u >= n ? u - n : u);
+  }
+  return any_bad == 0;
+}
+
 #endif  // DMLREF_ENGINE_AVX2
 
 }  // namespace dmlref::detail
@@ -4765,23 +4832,51 @@ static_assert(std::is_trivially_copyable_v<ElementScatter>);
 using ElementTargetsFn = void (*)(const void* context, std::int64_t first, std::int64_t step,
                                   std::uint64_t count, std::int64_t* targets);
 
+// Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
+// `narrowed`: `indices` are places along Axis as SC8's pass left them (NarrowedIndices), read
+// where they are stored instead of through the operator's targets reader.
+struct ScatterTargets {
+  const void* indices = nullptr;
+  std::uint32_t axis_size = 0;
+  std::int64_t axis_stride = 0;
+  bool narrowed = false;
+};
+
 // Executes an ElementScatter with elements as W, in row-major order of the walk (so of several
 // elements sent to one place, the last stays).
 template <class W>
 void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, const W* src, W* dst,
-                           ElementTargetsFn targets_of, const void* context) {
+                           ElementTargetsFn targets_of, const ScatterTargets& context) {
   const std::int64_t si = plan.walk.inner_stride(0);
   const std::int64_t su = plan.walk.inner_stride(1);
   const std::int64_t so = plan.walk.inner_stride(2);
   walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
                                    std::uint64_t count) {
-    std::array<std::int64_t, kIndexChunk> targets;
-    targets_of(context, plan.index_base + o[0] + start * si, si, count, targets.data());
     // Locals: store_bits's memcpy may alias anything, so values read through the closure would
     // be reloaded after every store (8x slower, bench_scatter).
     const W* const from = src + (o[1] + start * su);
     W* const to = dst + (o[2] + start * so);
     const std::int64_t step_from = su, step_to = so;
+    if (context.narrowed) {
+      // Places SC8's pass has checked and kept (NarrowedIndices): each update goes straight to
+      // its place, with no chunk of offsets computed first.
+      const std::uint16_t* const place = static_cast<const std::uint16_t*>(context.indices) +
+                                         (plan.index_base + o[0] + start * si);
+      const std::int64_t step_place = si, axis_stride = context.axis_stride;
+      if (step_place == 1 && step_from == 1 && step_to == 0 && axis_stride == 1) {
+        prefetch_stream(from, count * sizeof(W));
+        for (std::uint64_t i = 0; i < count; ++i) store_bits(to + place[i], load_bits(from + i));
+        return;
+      }
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const auto ii = static_cast<std::int64_t>(i);
+        store_bits(to + (ii * step_to + place[ii * step_place] * axis_stride),
+                   load_bits(from + ii * step_from));
+      }
+      return;
+    }
+    std::array<std::int64_t, kIndexChunk> targets;
+    targets_of(&context, plan.index_base + o[0] + start * si, si, count, targets.data());
     if (step_from == 1 && step_to == 0) {
       // Contiguous updates along the output's axis (indices along the innermost dimension): the
       // index alone places each element, so the loop is a load and a store. The updates are a
@@ -4804,7 +4899,7 @@ void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, con
 // (the last stays, as in the one-thread loop).
 template <class W>
 void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
-                      ElementTargetsFn targets_of, const void* context) {
+                      ElementTargetsFn targets_of, const ScatterTargets& context) {
   const std::uint64_t bytes = plan.walk.run_count() * plan.walk.inner_size() * sizeof(W);
   if (bytes < parallel_min_bytes) {  // every slab of a SCATTER built slab by slab
     return scatter_elements_part(plan, PlanBase{}, src, dst, targets_of, context);
@@ -4848,14 +4943,152 @@ bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> b
   return !any_bad.load(std::memory_order_relaxed);
 }
 
-// ---- outputs scattered along an axis, slab by slab (SCATTER) -----------------------------------
+// ---- indices checked and narrowed (SCATTER) ---------------------------------------------------
 
-// Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
-struct ScatterTargets {
-  const void* indices = nullptr;
-  std::uint32_t axis_size = 0;
-  std::int64_t axis_stride = 0;
+// Memory one call needs for itself, kept between calls up to kKeptScratchBytes. Fresh memory
+// costs a page fault per 4 KiB on first touch (about 2 us each on the 2-core host of
+// bench/README.md, so 4 ms for 8 MiB: more than SCATTER's narrowed pass saves), and allocators
+// differ in whether they hand it back to the system at once. One block is kept: a call takes it,
+// or allocates its own where another call holds it or it is too small, and gives back the larger.
+class Scratch {
+ public:
+  Scratch() = default;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() { give_back(); }
+
+  // At least `bytes` bytes (aligned for any element), or false where they cannot be allocated.
+  bool reserve(std::size_t bytes) noexcept {
+    if (block_ != nullptr && block_->bytes >= bytes) return true;
+    give_back();
+    block_ = kept().exchange(nullptr, std::memory_order_acquire);
+    if (block_ != nullptr && block_->bytes >= bytes) return true;
+    give_back();
+    block_ = new (std::nothrow) Block{bytes, new (std::nothrow) std::uint64_t[(bytes + 7) / 8]};
+    if (block_ != nullptr && block_->data == nullptr) {
+      delete block_;
+      block_ = nullptr;
+    }
+    return block_ != nullptr;
+  }
+  void* data() const noexcept { return block_ != nullptr ? block_->data : nullptr; }
+
+ private:
+  struct Block {
+    std::size_t bytes;
+    std::uint64_t* data;
+    ~Block() { delete[] data; }
+  };
+  // The kept block, freed at exit.
+  struct Kept {
+    std::atomic<Block*> block{nullptr};
+    ~Kept() { delete block.exchange(nullptr); }
+  };
+  static std::atomic<Block*>& kept() noexcept {
+    static Kept k;
+    return k.block;
+  }
+  void give_back() noexcept {
+    Block* b = std::exchange(block_, nullptr);
+    if (b == nullptr) return;
+    if (b->bytes <= kKeptScratchBytes) {
+      Block* other = kept().exchange(b, std::memory_order_acq_rel);
+      if (other != nullptr && other->bytes > b->bytes) other = kept().exchange(other);
+      delete other;
+    } else {
+      delete b;
+    }
+  }
+  static constexpr std::size_t kKeptScratchBytes = std::size_t{32} << 20;
+  Block* block_ = nullptr;
 };
+
+// SCATTER's indices as its SC8 pass leaves them when it keeps what it computes: each index's place
+// along Axis (a negative index counted from the end) in 16 bits, over the indices' sizes (packed
+// over their stored elements, stride 0 where the indices broadcast). The scatter then reads 2
+// bytes per index and stores each update straight to its place, instead of reading the indices
+// again and turning each chunk into offsets (with int64 indices, a third of its time).
+struct NarrowedIndices {
+  Scratch memory;
+  const std::uint16_t* places = nullptr;  // null: the scatter reads the indices themselves
+  Layout layout;
+};
+
+// Places fit 16 bits up to this axis size.
+inline constexpr std::uint32_t kNarrowMaxAxis = 65536;
+// Fewer stored indices are checked by the plain pass: the narrowed pass takes scratch memory. A
+// variable so that tests can narrow every call; set it only while no operator runs.
+inline constexpr std::uint64_t kNarrowMinIndices = 4096;
+inline std::uint64_t narrow_min_indices = kNarrowMinIndices;
+// More are checked by the plain pass too: their places would outgrow the kept scratch block, and
+// fresh memory's page faults cost more than the narrowed pass saves.
+inline constexpr std::uint64_t kNarrowMaxIndices = std::uint64_t{16} << 20;
+
+// Checks `count` indices run[i * step] against `bounds` (the legal range for an axis of n) and
+// writes each one's place to places[i * place_step]: for u = v - lo (wrapping), u - n where
+// u >= n (a negative index) and u otherwise. False when one is illegal.
+template <IndexElement I>
+bool narrow_index_run(const I* run, std::int64_t step, std::uint16_t* places,
+                      std::int64_t place_step, std::uint64_t count, IndexBounds<I> bounds,
+                      std::uint32_t n) noexcept {
+  using U = std::make_unsigned_t<I>;
+  const auto lo = static_cast<U>(bounds.lo);
+  const U span = static_cast<U>(bounds.hi) - lo;
+#if DMLREF_ENGINE_AVX2
+  if (step == 1 && place_step == 1 && engine_avx2_enabled()) {
+    return narrow_index_run_avx2<I>(run, count, lo, span, U{n}, places);
+  }
+#endif
+  U bad = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto ii = static_cast<std::int64_t>(i);
+    const U u = static_cast<U>(run[ii * step]) - lo;
+    bad |= static_cast<U>(u > span);
+    places[ii * place_step] = static_cast<std::uint16_t>(u >= n ? u - n : u);
+  }
+  return bad == 0;
+}
+
+// SCATTER's SC8 pass over `stored` (the indices' layout with broadcast dimensions at size 1): true
+// when every index lies within `bounds`. Where `into` is given and narrowing pays (AVX2, an axis
+// of at most kNarrowMaxAxis, enough indices, and the buffer allocated), the same pass fills `into`
+// for `indices` (the full layout); otherwise it only checks (all_run_indices_legal).
+template <IndexElement I>
+bool check_and_narrow_indices(const Layout& indices, const Layout& stored, const I* data,
+                              IndexBounds<I> bounds, std::uint32_t n, NarrowedIndices* into) {
+  const std::uint64_t count = stored.element_count();
+  const bool narrow = into != nullptr && engine_avx2_enabled() && n <= kNarrowMaxAxis &&
+                      count >= narrow_min_indices && count <= kNarrowMaxIndices;
+  if (!narrow || !into->memory.reserve(count * sizeof(std::uint16_t))) {
+    const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{stored.strides};
+    return all_run_indices_legal<1>(make_copy_plan(stored.size_span(), strides), data, bounds);
+  }
+  into->layout = Layout::packed(stored.size_span());
+  for (std::uint32_t d = 0; d < indices.rank; ++d) {
+    into->layout.sizes[d] = indices.sizes[d];
+    if (indices.strides[d] == 0) into->layout.strides[d] = 0;
+  }
+  const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{stored.strides,
+                                                                  into->layout.strides};
+  const CopyPlan plan = make_copy_plan(stored.size_span(), strides);
+  auto* const places = static_cast<std::uint16_t*>(into->memory.data());
+  std::atomic<bool> any_bad{false};
+  for_each_plan_part(plan, count * sizeof(I), [&](const CopyPlan& part, const PlanBase& at) {
+    const std::uint64_t run = part.inner_size();
+    const std::int64_t si = part.inner_stride(0), sp = part.inner_stride(1);
+    bool bad = false;
+    walk_runs<2>(part, [&](const std::array<std::int64_t, 2>& o) {
+      bad = bad || !narrow_index_run(data + (at[0] + o[0]), si, places + (at[1] + o[1]), sp, run,
+                                     bounds, n);
+    });
+    if (bad) any_bad.store(true, std::memory_order_relaxed);
+  });
+  if (any_bad.load(std::memory_order_relaxed)) return false;
+  into->places = places;
+  return true;
+}
+
+// ---- outputs scattered along an axis, slab by slab (SCATTER) -----------------------------------
 
 // The operator's plan of the updates of one slab (or the whole tensors) along `axis`.
 using ElementScatterPlanFn = ElementScatter (*)(const Layout& indices, const Layout& updates,
@@ -5013,7 +5246,7 @@ void scatter_slab(const void* context, const ScatterSlab& slab) {
   ElementScatter plan =
       data.plan_of(slab.layouts[2], slab.layouts[3], slab.layouts[1], slab.axis);
   plan.index_base = slab.offsets[2];
-  scatter_elements(plan, data.updates + slab.offsets[3], out, data.targets_of, data.targets);
+  scatter_elements(plan, data.updates + slab.offsets[3], out, data.targets_of, *data.targets);
 }
 
 // The fast path by element width: output = input with the strided-copy core, then the updates
@@ -5024,16 +5257,23 @@ void scatter_slab(const void* context, const ScatterSlab& slab) {
 // target only the output's block at that coordinate. So where that block is small, the output is
 // built a slab of blocks at a time (scatter_slab), instead of copying the whole output and coming
 // back to it for the updates.
+// `narrowed`: the indices' places, where SC8's pass kept them (check_and_narrow_indices).
 template <class W>
 void scatter_by_width(const TensorView<const W>& input, const Layout& indices,
                       const void* indices_data, const TensorView<const W>& updates,
                       const TensorView<W>& output, std::uint32_t axis,
-                      ElementTargetsFn targets_of, ElementScatterPlanFn plan_of) {
-  const ScatterTargets targets{indices_data, output.size(axis), output.stride(axis)};
+                      ElementTargetsFn targets_of, ElementScatterPlanFn plan_of,
+                      const NarrowedIndices* narrowed = nullptr) {
+  const bool by_place = narrowed != nullptr && narrowed->places != nullptr;
+  const ScatterTargets targets{by_place ? narrowed->places : indices_data,
+                               output.size(axis), output.stride(axis), by_place};
   const ScatterData<W> data{input.data(), output.data(), updates.data(), targets_of, &targets,
                             plan_of};
-  const ScatterSlab whole{{input.layout(), output.layout(), indices, updates.layout()}, {}, axis,
-                         true};
+  const ScatterSlab whole{
+      {input.layout(), output.layout(), by_place ? narrowed->layout : indices, updates.layout()},
+      {},
+      axis,
+      true};
   for_each_scatter_slab(whole, sizeof(W), &scatter_slab<W>, &data);
 }
 
@@ -8840,18 +9080,21 @@ std::uint32_t scatter_target_index(I value, std::uint32_t n) noexcept {
 // index is found does the coordinate walk below run, to name the first one. A broadcast dimension
 // (stride 0) repeats the same values, so both walks take it at size 1: they cost the indices'
 // stored values, not their broadcast count, and the first bad coordinate (row-major) is the same,
-// since zeroing a broadcast coordinate keeps an index bad and only moves it earlier.
+// since zeroing a broadcast coordinate keeps an index bad and only moves it earlier. `narrowed`
+// (the fast path's): where it pays, the pass also keeps each index's place for the scatter
+// (check_and_narrow_indices).
 template <IndexElement I>
 void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axis, std::uint32_t n,
-                           IndexPolicy policy) {
+                           IndexPolicy policy, NarrowedIndices* narrowed = nullptr) {
   if (policy == IndexPolicy::Clamp) return;  // clamp_index gives every value a target
   Layout stored = indices.layout();
   for (std::uint32_t d = 0; d < stored.rank; ++d) {
     if (stored.strides[d] == 0) stored.sizes[d] = 1;
   }
-  const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{stored.strides};
-  const CopyPlan plan = make_copy_plan(stored.size_span(), strides);
-  if (all_run_indices_legal<1>(plan, indices.data(), legal_index_bounds<I>(n))) return;
+  if (check_and_narrow_indices(indices.layout(), stored, indices.data(), legal_index_bounds<I>(n),
+                               n, narrowed)) {
+    return;
+  }
   for_each_coordinate(stored, [&](const Coord& u) {
     const I value = indices[u];
     if (!normalize_index(value, n)) {
@@ -8901,7 +9144,8 @@ enum class ScatterUse {
 template <class T, IndexElement I>
 void validate_scatter_views(const TensorView<const T>& input, const TensorView<const I>& indices,
                             const TensorView<const T>& updates, const TensorView<const T>* output,
-                            ScatterUse use, std::uint32_t axis, const ScatterOptions& options) {
+                            ScatterUse use, std::uint32_t axis, const ScatterOptions& options,
+                            NarrowedIndices* narrowed = nullptr) {
   check_scatter_options(options);
   check_view(kScatterOp, "InputTensor", input, false);
   check_view(kScatterOp, "IndicesTensor", indices, false);
@@ -8917,7 +9161,7 @@ void validate_scatter_views(const TensorView<const T>& input, const TensorView<c
                                   tensor_extent("UpdatesTensor", updates, false),
                                   tensor_extent("OutputTensor", *output, true)});
   }
-  check_scatter_indices(indices, axis, input.size(axis), options.index_policy);
+  check_scatter_indices(indices, axis, input.size(axis), options.index_policy, narrowed);
   if (use != ScatterUse::Collisions && options.duplicates == DuplicatePolicy::Reject) {
     check_scatter_duplicates(indices, axis, input.layout());
   }
@@ -9021,14 +9265,15 @@ ElementTargetsFn scatter_targets_for(IndexPolicy policy) noexcept {
   return policy == IndexPolicy::Error ? &scatter_targets<I, false> : &scatter_targets<I, true>;
 }
 
-// The fast path, for arguments validated under `policy` (SC8 included).
+// The fast path, for arguments validated under `policy` (SC8 included), with the places that
+// validation kept, if any.
 template <class T, IndexElement I>
 void scatter_fast(const TensorView<const T>& input, const TensorView<const I>& indices,
                   const TensorView<const T>& updates, const TensorView<T>& output,
-                  std::uint32_t axis, IndexPolicy policy) {
+                  std::uint32_t axis, IndexPolicy policy, const NarrowedIndices* narrowed) {
   scatter_by_width<BitsOf<T>>(width_view(input), indices.layout(), indices.data(),
                               width_view(updates), width_view(output), axis,
-                              scatter_targets_for<I>(policy), &plan_scatter);
+                              scatter_targets_for<I>(policy), &plan_scatter, narrowed);
 }
 
 }  // namespace detail
@@ -9074,9 +9319,12 @@ template <class T, IndexElement I>
 void scatter(std::type_identity_t<TensorView<const T>> input, TensorView<const I> indices,
              std::type_identity_t<TensorView<const T>> updates, TensorView<T> output,
              std::uint32_t axis, const ScatterOptions& options = {}) {
-  validate_scatter<T, I>(input, indices, updates, output, axis, options);
+  const TensorView<const T> out = output;
+  detail::NarrowedIndices narrowed;
+  detail::validate_scatter_views(input, indices, updates, &out, detail::ScatterUse::Run, axis,
+                                 options, &narrowed);
   detail::scatter_fast(detail::width_view(input), indices, detail::width_view(updates),
-                       detail::width_view(output), axis, options.index_policy);
+                       detail::width_view(output), axis, options.index_policy, &narrowed);
 }
 
 // --- runtime layer --------------------------------------------------------------------------
@@ -9120,10 +9368,12 @@ decltype(auto) visit_width_and_index(const ScatterBound& b, F&& f) {
 
 // The descriptions, then the buffers (T9, T10), T13 when the output is written, then the index
 // pass (SC8) and, unless only collisions are wanted, DuplicatePolicy::Reject.
+// `narrowed`: as check_scatter_indices.
 inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer input,
                                  ConstBuffer indices, ConstBuffer updates,
                                  const ConstBuffer* output, ScatterUse use,
-                                 const ScatterOptions& options) {
+                                 const ScatterOptions& options,
+                                 NarrowedIndices* narrowed = nullptr) {
   ScatterDescs v = validate_scatter_descs(desc, options);
   const std::string_view op = kScatterOp;
   ScatterBound b{bind_validated(op, std::move(v.input), *desc.InputTensor, input),
@@ -9140,7 +9390,7 @@ inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer in
     using I = typename decltype(index_type)::type;
     const TensorView<const I> iv = view_of<const I>(b.indices);
     check_scatter_indices(iv, desc.Axis, b.input.tensor.layout.sizes[desc.Axis],
-                          options.index_policy);
+                          options.index_policy, narrowed);
     if (use != ScatterUse::Collisions && options.duplicates == DuplicatePolicy::Reject) {
       check_scatter_duplicates(iv, desc.Axis, b.input.tensor.layout);
     }
@@ -9200,8 +9450,13 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
              ConstBuffer updates, Buffer output, const ScatterOptions& options = {},
              std::span<const std::uint8_t> reversed = {}) {
   const ConstBuffer out = output;
-  detail::ScatterBound b =
-      detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options);
+  // The places SC8's pass may keep follow the indices as described, so not where they are
+  // reversed.
+  detail::NarrowedIndices narrowed;
+  const bool indices_reversed = reversed.size() == 4 && reversed[1] != 0;
+  detail::ScatterBound b = detail::bind_scatter(desc, input, indices, updates, &out,
+                                                detail::ScatterUse::Run, options,
+                                                indices_reversed ? nullptr : &narrowed);
   detail::check_reversed_count(detail::kScatterOp, reversed, 4);
   if (!reversed.empty()) {
     std::size_t k = 0;
@@ -9220,7 +9475,7 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
     using W = typename decltype(width)::type;
     detail::scatter_by_width<W>(view_of<const W>(b.input), b.indices.tensor.layout,
                                 b.indices.data, view_of<const W>(b.updates), view_of<W>(b.output),
-                                desc.Axis, targets_of, &detail::plan_scatter);
+                                desc.Axis, targets_of, &detail::plan_scatter, &narrowed);
   });
 }
 

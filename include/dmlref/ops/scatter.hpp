@@ -172,18 +172,21 @@ std::uint32_t scatter_target_index(I value, std::uint32_t n) noexcept {
 // index is found does the coordinate walk below run, to name the first one. A broadcast dimension
 // (stride 0) repeats the same values, so both walks take it at size 1: they cost the indices'
 // stored values, not their broadcast count, and the first bad coordinate (row-major) is the same,
-// since zeroing a broadcast coordinate keeps an index bad and only moves it earlier.
+// since zeroing a broadcast coordinate keeps an index bad and only moves it earlier. `narrowed`
+// (the fast path's): where it pays, the pass also keeps each index's place for the scatter
+// (check_and_narrow_indices).
 template <IndexElement I>
 void check_scatter_indices(const TensorView<const I>& indices, std::uint32_t axis, std::uint32_t n,
-                           IndexPolicy policy) {
+                           IndexPolicy policy, NarrowedIndices* narrowed = nullptr) {
   if (policy == IndexPolicy::Clamp) return;  // clamp_index gives every value a target
   Layout stored = indices.layout();
   for (std::uint32_t d = 0; d < stored.rank; ++d) {
     if (stored.strides[d] == 0) stored.sizes[d] = 1;
   }
-  const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{stored.strides};
-  const CopyPlan plan = make_copy_plan(stored.size_span(), strides);
-  if (all_run_indices_legal<1>(plan, indices.data(), legal_index_bounds<I>(n))) return;
+  if (check_and_narrow_indices(indices.layout(), stored, indices.data(), legal_index_bounds<I>(n),
+                               n, narrowed)) {
+    return;
+  }
   for_each_coordinate(stored, [&](const Coord& u) {
     const I value = indices[u];
     if (!normalize_index(value, n)) {
@@ -233,7 +236,8 @@ enum class ScatterUse {
 template <class T, IndexElement I>
 void validate_scatter_views(const TensorView<const T>& input, const TensorView<const I>& indices,
                             const TensorView<const T>& updates, const TensorView<const T>* output,
-                            ScatterUse use, std::uint32_t axis, const ScatterOptions& options) {
+                            ScatterUse use, std::uint32_t axis, const ScatterOptions& options,
+                            NarrowedIndices* narrowed = nullptr) {
   check_scatter_options(options);
   check_view(kScatterOp, "InputTensor", input, false);
   check_view(kScatterOp, "IndicesTensor", indices, false);
@@ -249,7 +253,7 @@ void validate_scatter_views(const TensorView<const T>& input, const TensorView<c
                                   tensor_extent("UpdatesTensor", updates, false),
                                   tensor_extent("OutputTensor", *output, true)});
   }
-  check_scatter_indices(indices, axis, input.size(axis), options.index_policy);
+  check_scatter_indices(indices, axis, input.size(axis), options.index_policy, narrowed);
   if (use != ScatterUse::Collisions && options.duplicates == DuplicatePolicy::Reject) {
     check_scatter_duplicates(indices, axis, input.layout());
   }
@@ -353,14 +357,15 @@ ElementTargetsFn scatter_targets_for(IndexPolicy policy) noexcept {
   return policy == IndexPolicy::Error ? &scatter_targets<I, false> : &scatter_targets<I, true>;
 }
 
-// The fast path, for arguments validated under `policy` (SC8 included).
+// The fast path, for arguments validated under `policy` (SC8 included), with the places that
+// validation kept, if any.
 template <class T, IndexElement I>
 void scatter_fast(const TensorView<const T>& input, const TensorView<const I>& indices,
                   const TensorView<const T>& updates, const TensorView<T>& output,
-                  std::uint32_t axis, IndexPolicy policy) {
+                  std::uint32_t axis, IndexPolicy policy, const NarrowedIndices* narrowed) {
   scatter_by_width<BitsOf<T>>(width_view(input), indices.layout(), indices.data(),
                               width_view(updates), width_view(output), axis,
-                              scatter_targets_for<I>(policy), &plan_scatter);
+                              scatter_targets_for<I>(policy), &plan_scatter, narrowed);
 }
 
 }  // namespace detail
@@ -406,9 +411,12 @@ template <class T, IndexElement I>
 void scatter(std::type_identity_t<TensorView<const T>> input, TensorView<const I> indices,
              std::type_identity_t<TensorView<const T>> updates, TensorView<T> output,
              std::uint32_t axis, const ScatterOptions& options = {}) {
-  validate_scatter<T, I>(input, indices, updates, output, axis, options);
+  const TensorView<const T> out = output;
+  detail::NarrowedIndices narrowed;
+  detail::validate_scatter_views(input, indices, updates, &out, detail::ScatterUse::Run, axis,
+                                 options, &narrowed);
   detail::scatter_fast(detail::width_view(input), indices, detail::width_view(updates),
-                       detail::width_view(output), axis, options.index_policy);
+                       detail::width_view(output), axis, options.index_policy, &narrowed);
 }
 
 // --- runtime layer --------------------------------------------------------------------------
@@ -452,10 +460,12 @@ decltype(auto) visit_width_and_index(const ScatterBound& b, F&& f) {
 
 // The descriptions, then the buffers (T9, T10), T13 when the output is written, then the index
 // pass (SC8) and, unless only collisions are wanted, DuplicatePolicy::Reject.
+// `narrowed`: as check_scatter_indices.
 inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer input,
                                  ConstBuffer indices, ConstBuffer updates,
                                  const ConstBuffer* output, ScatterUse use,
-                                 const ScatterOptions& options) {
+                                 const ScatterOptions& options,
+                                 NarrowedIndices* narrowed = nullptr) {
   ScatterDescs v = validate_scatter_descs(desc, options);
   const std::string_view op = kScatterOp;
   ScatterBound b{bind_validated(op, std::move(v.input), *desc.InputTensor, input),
@@ -472,7 +482,7 @@ inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer in
     using I = typename decltype(index_type)::type;
     const TensorView<const I> iv = view_of<const I>(b.indices);
     check_scatter_indices(iv, desc.Axis, b.input.tensor.layout.sizes[desc.Axis],
-                          options.index_policy);
+                          options.index_policy, narrowed);
     if (use != ScatterUse::Collisions && options.duplicates == DuplicatePolicy::Reject) {
       check_scatter_duplicates(iv, desc.Axis, b.input.tensor.layout);
     }
@@ -532,8 +542,13 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
              ConstBuffer updates, Buffer output, const ScatterOptions& options = {},
              std::span<const std::uint8_t> reversed = {}) {
   const ConstBuffer out = output;
-  detail::ScatterBound b =
-      detail::bind_scatter(desc, input, indices, updates, &out, detail::ScatterUse::Run, options);
+  // The places SC8's pass may keep follow the indices as described, so not where they are
+  // reversed.
+  detail::NarrowedIndices narrowed;
+  const bool indices_reversed = reversed.size() == 4 && reversed[1] != 0;
+  detail::ScatterBound b = detail::bind_scatter(desc, input, indices, updates, &out,
+                                                detail::ScatterUse::Run, options,
+                                                indices_reversed ? nullptr : &narrowed);
   detail::check_reversed_count(detail::kScatterOp, reversed, 4);
   if (!reversed.empty()) {
     std::size_t k = 0;
@@ -552,7 +567,7 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
     using W = typename decltype(width)::type;
     detail::scatter_by_width<W>(view_of<const W>(b.input), b.indices.tensor.layout,
                                 b.indices.data, view_of<const W>(b.updates), view_of<W>(b.output),
-                                desc.Axis, targets_of, &detail::plan_scatter);
+                                desc.Axis, targets_of, &detail::plan_scatter, &narrowed);
   });
 }
 
