@@ -3037,11 +3037,11 @@ inline void transpose_elements(const TransposeArgs& t, std::uint64_t x0, std::ui
   }
 }
 
-// The tiles of a transpose, register-blocked: K x K element blocks moved by `block` (which loads
-// K rows of a, K elements each, and stores them transposed as K rows of b). The blocks go in
-// bands one cache line of a wide (64 bytes of x), each swept along all of y: every line of a is
-// used whole by consecutive blocks, and the band's lines of b are written in address order, row
-// by row, each completed while still in the L1 cache. The edges go element by element.
+// The tiles of a transpose, register-blocked: K x KX element blocks moved by `block` (which loads K
+// rows of a, KX elements each, and stores them transposed as KX rows of b, K elements each). The
+// blocks go in bands one cache line of a wide (64 bytes of x), each swept along all of y: every
+// line of a is used whole by consecutive blocks, and the band's lines of b are written in address
+// order, row by row, each completed while still in the L1 cache. The edges go element by element.
 // (Bands one line of b wide swept along x, as the streaming copy below goes, were half as fast
 // in the cache: bench_table's join_transposed at 1 MiB 0.36-0.37 of memcpy against 0.66-0.70 in
 // the same runs, bench_strided_copy's square float32 transpose at 256 KiB 0.31 against 0.77.
@@ -3056,14 +3056,14 @@ inline void transpose_elements(const TransposeArgs& t, std::uint64_t x0, std::ui
 inline constexpr std::uint64_t kTransposeChunkLines = 4;
 
 // Always inlined, so that in transpose_tiles_avx2 it and its AVX2 blocks compile as one function.
-template <std::size_t Bytes, std::uint64_t K, class Block>
+template <std::size_t Bytes, std::uint64_t K, std::uint64_t KX = K, class Block>
 DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) noexcept {
-  constexpr std::uint64_t kBand = std::max<std::uint64_t>(64 / Bytes, K);
+  constexpr std::uint64_t kBand = std::max<std::uint64_t>(64 / Bytes, std::max(K, KX));
   constexpr std::uint64_t kChunk = kTransposeChunkLines * kBand;
-  static_assert(kBand * Bytes == 64 && kBand % K == 0);
+  static_assert(kBand * Bytes == 64 && kBand % K == 0 && kBand % KX == 0);
   constexpr auto kBytes = static_cast<std::int64_t>(Bytes);
   const std::uint64_t nx = t.nx, ny = t.ny;
-  const std::uint64_t x_end = nx - nx % K;
+  const std::uint64_t x_end = nx - nx % KX;
   // Streamed: the whole bands of b's lines, y in [y_stream, y_streamed), where those are whole
   // cache lines: b's row step a multiple of 64 bytes, and the bands starting at the first line
   // boundary of b's rows (y_stream elements in: numpy's arrays start 16 bytes past a line, and
@@ -3083,7 +3083,7 @@ DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) n
       const std::uint64_t x1 = std::min(x_end, x0 + kChunk);
       for (std::uint64_t y = y0; y < y0 + kBand; y += K) {
         const auto yy = static_cast<std::int64_t>(y);
-        for (std::uint64_t x = x0; x < x1; x += K) {
+        for (std::uint64_t x = x0; x < x1; x += KX) {
           block(t.a + (yy * t.a_step + static_cast<std::int64_t>(x) * kBytes), t.a_step,
                 lines + ((x - x0) * 64 + (y - y0) * Bytes), 64);
         }
@@ -3105,7 +3105,7 @@ DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) n
       const std::uint64_t x1 = std::min(x_end, x0 + kBand);
       for (std::uint64_t y = y_begin; y < y_end; y += K) {
         const auto yy = static_cast<std::int64_t>(y);
-        for (std::uint64_t x = x0; x < x1; x += K) {
+        for (std::uint64_t x = x0; x < x1; x += KX) {
           const auto xx = static_cast<std::int64_t>(x);
           block(t.a + (yy * t.a_step + xx * kBytes), t.a_step,
                 t.b + (xx * t.b_step + yy * kBytes), t.b_step);
@@ -3200,11 +3200,12 @@ inline void transpose_block_sse2(const unsigned char* a, std::int64_t as, unsign
 }
 #endif
 
-// AVX2 (runtime-dispatched): 16 x 16 blocks of 2-byte elements, 8 x 8 of 4-byte ones and 4 x 4 of
-// 8-byte ones, in 32-byte registers. Written with the compilers' generic vectors and
-// __builtin_shufflevector rather than <immintrin.h>, whose declarations alone cost every including
-// TU 0.4 s; the shuffles are the lane interleaves (vpunpck*) and half swaps (vperm2i128) of the
-// transpose, and like them move bits only. Not under nvcc, whose host pass takes the SSE2 path.
+// AVX2 (runtime-dispatched): 16 x 32 blocks of bytes, 16 x 16 of 2-byte elements, 8 x 8 of 4-byte
+// ones and 4 x 4 of 8-byte ones, in 32-byte registers. Written with the compilers' generic vectors
+// and __builtin_shufflevector rather than <immintrin.h>, whose declarations alone cost every
+// including TU 0.4 s; the shuffles are the lane interleaves (vpunpck*) and half swaps (vperm2i128)
+// of the transpose, and like them move bits only. Not under nvcc, whose host pass takes the SSE2
+// path.
 #if defined(__x86_64__) && !defined(__CUDACC__) && \
     (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
 #define DMLREF_HAS_AVX2_PATH 1
@@ -3220,6 +3221,89 @@ __attribute__((target("avx2"), always_inline)) inline void transpose_round_avx2(
   const Lanes16 low = __builtin_shufflevector(x, y, ((C & M) != 0 ? 16 + (C ^ M) : C)...);
   y = __builtin_shufflevector(x, y, ((C & M) != 0 ? 16 + C : (C ^ M))...);
   x = low;
+}
+
+// Bytes as 32 lanes, and the same at any address, aliasing anything (one unaligned load each).
+typedef std::uint8_t Lanes8 __attribute__((vector_size(32)));
+typedef std::uint8_t Lanes8Unaligned __attribute__((vector_size(32), aligned(1), may_alias));
+
+// AVX2's in-lane interleave of W-byte elements (vpunpckl* or vpunpckh*, as High): in each 128-bit
+// half, the low (high) halves' elements of a and b alternately. Indices 32-63 are b's bytes.
+template <int W, bool High, int... J>
+__attribute__((target("avx2"), always_inline)) inline Lanes8 interleave_avx2(
+    Lanes8 a, Lanes8 b, std::integer_sequence<int, J...>) noexcept {
+  constexpr int kHalf = 16 / W;  // elements per 128-bit half
+  return __builtin_shufflevector(
+      a, b,
+      (((J / W) / kHalf * kHalf + (J / W) % kHalf / 2 + (High ? kHalf / 2 : 0)) * W + J % W +
+       ((J / W) % 2 != 0 ? 32 : 0))...);
+}
+
+// Two interleaves of one pair, low into `lo`, high into `hi`.
+template <int W>
+__attribute__((target("avx2"), always_inline)) inline void interleave_pair_avx2(
+    Lanes8 a, Lanes8 b, Lanes8& lo, Lanes8& hi) noexcept {
+  constexpr auto j = std::make_integer_sequence<int, 32>{};
+  lo = interleave_avx2<W, false>(a, b, j);
+  hi = interleave_avx2<W, true>(a, b, j);
+}
+
+// 16 rows of 32 bytes from a, as two 16 x 16 blocks side by side, one per 128-bit half: the SSE2
+// kernel's four rounds of interleaves (bytes, 2-, 4-, 8-byte elements), in-lane under AVX2, so
+// one instruction moves both blocks. Lane 0 of result x holds column x of the left block, lane 1
+// column x of the right one: b's rows x and 16 + x, 16 bytes each.
+// Stores lane 0 of v as b's row x and lane 1 as row 16 + x, 16 bytes each.
+__attribute__((target("avx2"), always_inline)) inline void store_halves_avx2(
+    unsigned char* b, std::int64_t bs, std::int64_t x, Lanes8 v) noexcept {
+  std::memcpy(b + x * bs, &v, 16);
+  std::memcpy(b + (16 + x) * bs, reinterpret_cast<const unsigned char*>(&v) + 16, 16);
+}
+
+// Named registers throughout, as in transpose_block_avx2: arrays went through the stack.
+__attribute__((target("avx2"))) inline void transpose_bytes_16x32_avx2(const unsigned char* a,
+                                                                        std::int64_t as,
+                                                                        unsigned char* b,
+                                                                        std::int64_t bs) noexcept {
+#define DMLREF_ROW(y) (*reinterpret_cast<const Lanes8Unaligned*>(a + (y) * as))
+  // Pairs of rows (bytes interleaved), then quads (2-byte elements), octets (4-byte ones), and
+  // the columns (8-byte ones).
+  Lanes8 p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15;
+  interleave_pair_avx2<1>(DMLREF_ROW(0), DMLREF_ROW(1), p0, p1);
+  interleave_pair_avx2<1>(DMLREF_ROW(2), DMLREF_ROW(3), p2, p3);
+  interleave_pair_avx2<1>(DMLREF_ROW(4), DMLREF_ROW(5), p4, p5);
+  interleave_pair_avx2<1>(DMLREF_ROW(6), DMLREF_ROW(7), p6, p7);
+  interleave_pair_avx2<1>(DMLREF_ROW(8), DMLREF_ROW(9), p8, p9);
+  interleave_pair_avx2<1>(DMLREF_ROW(10), DMLREF_ROW(11), p10, p11);
+  interleave_pair_avx2<1>(DMLREF_ROW(12), DMLREF_ROW(13), p12, p13);
+  interleave_pair_avx2<1>(DMLREF_ROW(14), DMLREF_ROW(15), p14, p15);
+#undef DMLREF_ROW
+  Lanes8 q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15;
+  interleave_pair_avx2<2>(p0, p2, q0, q1), interleave_pair_avx2<2>(p1, p3, q2, q3);
+  interleave_pair_avx2<2>(p4, p6, q4, q5), interleave_pair_avx2<2>(p5, p7, q6, q7);
+  interleave_pair_avx2<2>(p8, p10, q8, q9), interleave_pair_avx2<2>(p9, p11, q10, q11);
+  interleave_pair_avx2<2>(p12, p14, q12, q13), interleave_pair_avx2<2>(p13, p15, q14, q15);
+  Lanes8 o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15;
+  interleave_pair_avx2<4>(q0, q4, o0, o1), interleave_pair_avx2<4>(q1, q5, o2, o3);
+  interleave_pair_avx2<4>(q2, q6, o4, o5), interleave_pair_avx2<4>(q3, q7, o6, o7);
+  interleave_pair_avx2<4>(q8, q12, o8, o9), interleave_pair_avx2<4>(q9, q13, o10, o11);
+  interleave_pair_avx2<4>(q10, q14, o12, o13), interleave_pair_avx2<4>(q11, q15, o14, o15);
+  Lanes8 c0, c1;
+  interleave_pair_avx2<8>(o0, o8, c0, c1);
+  store_halves_avx2(b, bs, 0, c0), store_halves_avx2(b, bs, 1, c1);
+  interleave_pair_avx2<8>(o1, o9, c0, c1);
+  store_halves_avx2(b, bs, 2, c0), store_halves_avx2(b, bs, 3, c1);
+  interleave_pair_avx2<8>(o2, o10, c0, c1);
+  store_halves_avx2(b, bs, 4, c0), store_halves_avx2(b, bs, 5, c1);
+  interleave_pair_avx2<8>(o3, o11, c0, c1);
+  store_halves_avx2(b, bs, 6, c0), store_halves_avx2(b, bs, 7, c1);
+  interleave_pair_avx2<8>(o4, o12, c0, c1);
+  store_halves_avx2(b, bs, 8, c0), store_halves_avx2(b, bs, 9, c1);
+  interleave_pair_avx2<8>(o5, o13, c0, c1);
+  store_halves_avx2(b, bs, 10, c0), store_halves_avx2(b, bs, 11, c1);
+  interleave_pair_avx2<8>(o6, o14, c0, c1);
+  store_halves_avx2(b, bs, 12, c0), store_halves_avx2(b, bs, 13, c1);
+  interleave_pair_avx2<8>(o7, o15, c0, c1);
+  store_halves_avx2(b, bs, 14, c0), store_halves_avx2(b, bs, 15, c1);
 }
 
 template <std::size_t Bytes>
@@ -3305,7 +3389,11 @@ __attribute__((target("avx2"))) inline void transpose_block_avx2(const unsigned 
 
 template <std::size_t Bytes>
 __attribute__((target("avx2"))) inline void transpose_tiles_avx2(const TransposeArgs& t) noexcept {
-  transpose_tiles<Bytes, 32 / Bytes>(t, &transpose_block_avx2<Bytes>);
+  if constexpr (Bytes == 1) {
+    transpose_tiles<1, 16, 32>(t, &transpose_bytes_16x32_avx2);
+  } else {
+    transpose_tiles<Bytes, 32 / Bytes>(t, &transpose_block_avx2<Bytes>);
+  }
 }
 
 inline bool cpu_has_avx2() noexcept {
@@ -3333,11 +3421,7 @@ inline bool avx2_enabled() noexcept {
 template <std::size_t Bytes>
 void transpose_bytes(const TransposeArgs& t) noexcept {
 #if defined(DMLREF_HAS_AVX2_PATH)
-  if constexpr (Bytes == 2 || Bytes == 4 || Bytes == 8) {
-    if (avx2_enabled()) {
-      return transpose_tiles_avx2<Bytes>(t);
-    }
-  }
+  if (avx2_enabled()) return transpose_tiles_avx2<Bytes>(t);
 #endif
 #if defined(__SSE2__) || defined(_M_X64)
   transpose_tiles<Bytes, kSse2Block<Bytes>>(t, &transpose_block_sse2<Bytes>);
