@@ -650,6 +650,31 @@ TEST_CASE_TEMPLATE("engine: SC8's narrowed pass keeps each index's place, any la
   }
 }
 
+TEST_CASE("engine: scratch memory is kept between calls and taken again, the larger block kept") {
+  using dmlref::detail::Scratch;
+  void* kept = nullptr;
+  {
+    Scratch first;
+    REQUIRE(first.reserve(std::size_t{1} << 20));
+    kept = first.data();
+    REQUIRE(first.reserve(std::size_t{1} << 10));  // smaller: the same block
+    CHECK(first.data() == kept);
+  }  // given back
+  {
+    Scratch other;  // destroyed last, so it gives back its smaller block second
+    Scratch again;
+    REQUIRE(again.reserve(std::size_t{1} << 10));
+    CHECK(again.data() == kept);  // the kept block, not fresh memory
+    REQUIRE(other.reserve(std::size_t{1} << 10));  // while `again` holds it: memory of its own
+    CHECK(other.data() != kept);
+    std::memset(other.data(), 0x5a, std::size_t{1} << 10);
+    std::memset(again.data(), 0xa5, std::size_t{1} << 10);
+  }  // both given back, the larger first: it stays
+  Scratch last;
+  REQUIRE(last.reserve(std::size_t{1} << 20));
+  CHECK(last.data() == kept);
+}
+
 TEST_CASE("fast SCATTER, narrowed: a bad index in the tail names its coordinate, writes nothing") {
   const NarrowEveryCall narrow;
   std::vector<float> in(5 * 37, 1.0f), up(5 * 103, 2.0f), out(5 * 37, -7.0f);
