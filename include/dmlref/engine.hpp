@@ -793,13 +793,14 @@ bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> b
   return !any_bad.load(std::memory_order_relaxed);
 }
 
-// ---- indices checked and narrowed (SCATTER) ---------------------------------------------------
+// ---- scratch memory kept between calls -------------------------------------------------------
 
-// Memory one call needs for itself, kept between calls up to kKeptScratchBytes. Fresh memory
-// costs a page fault per 4 KiB on first touch (about 2 us each on the 2-core host of
-// bench/README.md, so 4 ms for 8 MiB: more than SCATTER's narrowed pass saves), and allocators
-// differ in whether they hand it back to the system at once. One block is kept: a call takes it,
-// or allocates its own where another call holds it or it is too small, and gives back the larger.
+// Memory one call needs for itself (SCATTER's narrowed places, REVERSE_SUBSEQUENCES' tiles), kept
+// between calls up to kKeptScratchBytes. Fresh memory costs a page fault per 4 KiB on first touch
+// (about 2 us each on the 2-core host of bench/README.md, so 4 ms for 8 MiB: more than SCATTER's
+// narrowed pass saves), and allocators differ in whether they hand it back to the system at once.
+// One block is kept: a call (or a thread of one) takes it, or allocates its own where another
+// holds it or it is too small, and gives back the larger.
 class Scratch {
  public:
   Scratch() = default;
@@ -852,6 +853,8 @@ class Scratch {
   static constexpr std::size_t kKeptScratchBytes = std::size_t{32} << 20;
   Block* block_ = nullptr;
 };
+
+// ---- indices checked and narrowed (SCATTER) ---------------------------------------------------
 
 // SCATTER's indices as its SC8 pass leaves them when it keeps what it computes: each index's place
 // along Axis (a negative index counted from the end) in 16 bits, over the indices' sizes (packed
@@ -1346,22 +1349,23 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
       }
     };
     std::array<std::uint64_t, kIndexChunk> length;
-    // The tiles' buffer, taken when a row of runs first needs it, where tiles apply (to the
-    // whole axis only); where it cannot be had, the groups below do the work.
+    // The tiles' buffer (Scratch), taken when a row of runs first needs it, where tiles apply (to
+    // the whole axis only); where it cannot be had, the groups below do the work.
     bool tiles_apply = a0 == 0 && a1 == n && reverse_by_tiles(plan);
     const std::uint64_t tile = std::min<std::uint64_t>(kReverseTileBytes / sizeof(W), inner);
-    std::unique_ptr<W[]> tiles;
+    Scratch tiles_memory;
+    W* tiles = nullptr;
     walk_runs<3>(plan.walk, [&](const std::array<std::int64_t, 3>& o) {
       const std::optional<std::uint64_t> one_length =
           shared_run_length(lengths, lengths_of, o[1], len_inner, inner, n);
       if (one_length) return rows_of_one_length(in + o[0], out + o[2], inner, *one_length);
-      if (tiles_apply && !tiles) {
-        tiles.reset(new (std::nothrow) W[2 * tile * reverse_tile_pitch<W>(n)]);
-        tiles_apply = tiles != nullptr;
+      if (tiles_apply && tiles == nullptr) {
+        tiles_apply = tiles_memory.reserve(2 * tile * reverse_tile_pitch<W>(n) * sizeof(W));
+        tiles = static_cast<W*>(tiles_memory.data());
       }
       if (tiles_apply) {
         return reverse_runs_by_tiles(in + o[0], in_step, out + o[2], out_step, lengths, lengths_of,
-                                     o[1], len_inner, inner, n, tiles.get(), tile, stream);
+                                     o[1], len_inner, inner, n, tiles, tile, stream);
       }
       for (std::uint64_t c0 = 0; c0 < inner; c0 += kIndexChunk) {
         const std::uint64_t count = std::min(kIndexChunk, inner - c0);
