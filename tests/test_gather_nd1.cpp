@@ -1222,7 +1222,7 @@ TEST_CASE("GATHER_ND1: the runtime entry point over reversed tensors its descrip
   DMLREF_CHECK_ERROR(gather_nd1(desc, ConstBuffer(in.data(), 16), ConstBuffer(indices.data(), 8),
                                 Buffer{out.data(), 16}, {}, std::vector<std::uint8_t>{0b10}),
                      ErrorCode::InvalidOption,
-                     "GATHER_ND1: 1 reversed masks were given for 3 tensors");
+                     "GATHER_ND1: 1 reversed mask was given for 3 tensors");
 }
 
 }  // namespace test_gather_nd1

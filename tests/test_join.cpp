@@ -850,7 +850,7 @@ TEST_CASE("join: the runtime entry point over reversed tensors its descriptions 
   std::vector<float> untouched(8, -1.0f);
   DMLREF_CHECK_ERROR(join(desc, buffers, Buffer{untouched.data(), 32}, {},
                           std::vector<std::uint8_t>{0b01}),
-                     ErrorCode::InvalidOption, "JOIN: 1 reversed masks were given for 3 tensors");
+                     ErrorCode::InvalidOption, "JOIN: 1 reversed mask was given for 3 tensors");
   CHECK(untouched == std::vector<float>(8, -1.0f));
 }
 

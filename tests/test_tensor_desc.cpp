@@ -808,7 +808,7 @@ TEST_CASE("reverse_dimensions: a bound tensor turned around reads those dimensio
   }
   DMLREF_CHECK_ERROR(dmlref::detail::reverse_dimensions("JOIN", bound,
                                                         std::vector<std::uint8_t>{0, 0}),
-                     ErrorCode::InvalidOption, "JOIN: 2 reversed masks were given for 1 tensors");
+                     ErrorCode::InvalidOption, "JOIN: 2 reversed masks were given for 1 tensor");
 }
 
 }  // namespace test_tensor_desc

@@ -320,8 +320,9 @@ inline void check_no_overlap(std::string_view op, std::span<const BoundTensor> t
 inline void check_reversed_count(std::string_view op, std::span<const std::uint8_t> reversed,
                                  std::size_t tensors) {
   if (!reversed.empty() && reversed.size() != tensors) {
-    fail(ErrorCode::InvalidOption, op, ": ", reversed.size(), " reversed masks were given for ",
-         tensors, " tensors; give one per tensor or none");
+    fail(ErrorCode::InvalidOption, op, ": ", reversed.size(),
+         reversed.size() == 1 ? " reversed mask was given for " : " reversed masks were given for ",
+         tensors, tensors == 1 ? " tensor" : " tensors", "; give one per tensor or none");
   }
 }
 inline void reverse_dimensions(BoundTensor& bound, std::uint8_t dims) {
