@@ -349,6 +349,31 @@ TEST_CASE("threads: SCATTER from four calling threads at once, each taking scrat
   CHECK(wrong.load() == 0);
 }
 
+TEST_CASE("threads: REVERSE_SUBSEQUENCES' tiles on 1, 2, 3, 8 threads, each part's buffer its own") {
+  // Runs side by side along axis 0 with a length each: long enough an axis for the tiles
+  // (kReverseTileMinRows), whose buffers come from scratch memory, one per part.
+  static_assert(detail::kReverseTileMinRows <= 40);
+  std::mt19937 rng(4040);
+  for (const std::uint32_t threads : kThreadCounts) {
+    const Split split(threads);
+    for (const std::uint32_t columns : {17u, 70u, 300u}) {
+      CAPTURE(threads);
+      CAPTURE(columns);
+      const std::vector<std::uint8_t> in = test::distinct_buffer<std::uint8_t>(40 * columns);
+      std::vector<std::uint32_t> lengths(columns);
+      for (auto& l : lengths) l = static_cast<std::uint32_t>(rng() % 41);
+      std::vector<std::uint8_t> golden(in.size()), fast(in.size());
+      const TensorView<const std::uint8_t> input(in.data(), {40, columns});
+      const TensorView<const std::uint32_t> length(lengths.data(), {1, columns});
+      reference::reverse_subsequences<std::uint8_t, std::uint32_t>(
+          input, length, TensorView<std::uint8_t>(golden.data(), {40, columns}), 0);
+      reverse_subsequences<std::uint8_t, std::uint32_t>(
+          input, length, TensorView<std::uint8_t>(fast.data(), {40, columns}), 0);
+      CHECK(same_buffers(golden, fast));
+    }
+  }
+}
+
 TEST_CASE("threads: a small call stays on the calling thread, a large one uses the pool") {
   // JOIN of two float32 pieces {64, 32} along axis 1 (16 KiB): under the threshold.
   std::vector<float> a = test::distinct_buffer<float>(64 * 32);
