@@ -26,7 +26,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <optional>
 #include <span>
@@ -887,13 +886,15 @@ bool narrow_index_run(const I* run, std::int64_t step, std::uint16_t* places,
   using U = std::make_unsigned_t<I>;
   const auto lo = static_cast<U>(bounds.lo);
   const U span = static_cast<U>(bounds.hi) - lo;
+  U bad = 0;
+  std::uint64_t i = 0;
 #if DMLREF_ENGINE_AVX2
   if (step == 1 && place_step == 1 && engine_avx2_enabled()) {
-    return narrow_index_run_avx2<I>(run, count, lo, span, U{n}, places);
+    if (!narrow_index_blocks_avx2<I>(run, count, lo, span, U{n}, places)) bad = 1;
+    i = count - count % kNarrowBlock;
   }
 #endif
-  U bad = 0;
-  for (std::uint64_t i = 0; i < count; ++i) {
+  for (; i < count; ++i) {
     const auto ii = static_cast<std::int64_t>(i);
     const U u = static_cast<U>(run[ii * step]) - lo;
     bad |= static_cast<U>(u > span);

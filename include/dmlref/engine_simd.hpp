@@ -31,12 +31,6 @@ inline bool engine_avx2_enabled() noexcept { return avx2_enabled(); }
 
 #if DMLREF_ENGINE_AVX2
 
-// 32 bytes as 32 / Bytes elements of Bytes bytes.
-using Lanes1x32 = std::uint8_t __attribute__((vector_size(32)));
-using Lanes2x16 = std::uint16_t __attribute__((vector_size(32)));
-using Lanes4x8 = std::uint32_t __attribute__((vector_size(32)));
-using Lanes8x4 = std::uint64_t __attribute__((vector_size(32)));
-
 // d[0, 32) = the 32 bytes at s as 32 / Bytes elements in reverse order (a byte shuffle and a
 // lane swap, or one cross-lane permute, under AVX2). Unaligned loads and stores, through memcpy.
 template <std::size_t Bytes>
@@ -147,11 +141,13 @@ DMLREF_TARGET_AVX2 inline Lanes index_places_avx2(const unsigned char* at, U lo,
   return u - (reinterpret_cast<Lanes>(u >= n) & n);
 }
 
-// narrow_index_run (engine.hpp) for `count` contiguous indices of 4 or 8 bytes, 16 at a time:
-// their places written as 16 bits (n <= 65536), legality folded into one flag. False when one is
-// illegal; the places written then are not meant to be read.
+// narrow_index_run (engine.hpp) for the whole blocks of kNarrowBlock among `count` contiguous
+// indices of 4 or 8 bytes: their places written as 16 bits (n <= 65536), legality folded into one
+// flag. False when one is illegal; the places written then are not meant to be read. The caller
+// takes the rest.
+inline constexpr std::uint64_t kNarrowBlock = 16;
 template <class I>
-DMLREF_TARGET_AVX2 bool narrow_index_run_avx2(const I* run, std::uint64_t count,
+DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t count,
                                               std::make_unsigned_t<I> lo,
                                               std::make_unsigned_t<I> span,
                                               std::make_unsigned_t<I> n,
@@ -161,9 +157,9 @@ DMLREF_TARGET_AVX2 bool narrow_index_run_avx2(const I* run, std::uint64_t count,
   const auto* const at = reinterpret_cast<const unsigned char*>(run);
   Lanes bad{};
   std::uint64_t i = 0;
-  for (; i + 16 <= count; i += 16) {
+  for (; i + kNarrowBlock <= count; i += kNarrowBlock) {
     prefetch_stream(run + i);
-    Lanes2x16 w;
+    Lanes2x16 w;  // the block's places
     if constexpr (sizeof(I) == 8) {
       const Lanes a = index_places_avx2<Lanes, U>(at + i * 8, lo, span, n, bad);
       const Lanes b = index_places_avx2<Lanes, U>(at + i * 8 + 32, lo, span, n, bad);
@@ -189,11 +185,6 @@ DMLREF_TARGET_AVX2 bool narrow_index_run_avx2(const I* run, std::uint64_t count,
   }
   U any_bad = 0;
   for (std::size_t k = 0; k < sizeof(Lanes) / sizeof(U); ++k) any_bad |= bad[k];
-  for (; i < count; ++i) {
-    const U u = static_cast<U>(run[i]) - lo;
-    any_bad |= static_cast<U>(u > span);
-    places[i] = static_cast<std::uint16_t>(u >= n ? u - n : u);
-  }
   return any_bad == 0;
 }
 

@@ -1974,7 +1974,6 @@ DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, Con
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <optional>
 #include <span>
@@ -3210,29 +3209,31 @@ inline void transpose_block_sse2(const unsigned char* a, std::int64_t as, unsign
 #if defined(__x86_64__) && !defined(__CUDACC__) && \
     (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
 #define DMLREF_HAS_AVX2_PATH 1
-// Sixteen 2-byte elements, a row of the 2-byte kernel.
-typedef std::uint16_t Lanes16 __attribute__((vector_size(32)));
+// 32 bytes as 32 / Bytes elements of Bytes bytes: the AVX2 paths' registers (here and in
+// engine_simd.hpp).
+using Lanes1x32 = std::uint8_t __attribute__((vector_size(32)));
+using Lanes2x16 = std::uint16_t __attribute__((vector_size(32)));
+using Lanes4x8 = std::uint32_t __attribute__((vector_size(32)));
+using Lanes8x4 = std::uint64_t __attribute__((vector_size(32)));
+// Bytes at any address, aliasing anything: one unaligned load each.
+typedef std::uint8_t Lanes1x32Unaligned __attribute__((vector_size(32), aligned(1), may_alias));
 
 // One round of the 2-byte kernel over rows x (bit M of the row index clear) and y = x + M, the
 // columns C = 0..15: x keeps its columns with bit M clear and takes y's such columns into the
 // others, y keeps its columns with bit M set and takes x's (shuffle indices 16-31 are y's).
 template <int M, int... C>
 __attribute__((target("avx2"), always_inline)) inline void transpose_round_avx2(
-    Lanes16& x, Lanes16& y, std::integer_sequence<int, C...>) noexcept {
-  const Lanes16 low = __builtin_shufflevector(x, y, ((C & M) != 0 ? 16 + (C ^ M) : C)...);
+    Lanes2x16& x, Lanes2x16& y, std::integer_sequence<int, C...>) noexcept {
+  const Lanes2x16 low = __builtin_shufflevector(x, y, ((C & M) != 0 ? 16 + (C ^ M) : C)...);
   y = __builtin_shufflevector(x, y, ((C & M) != 0 ? 16 + C : (C ^ M))...);
   x = low;
 }
 
-// Bytes as 32 lanes, and the same at any address, aliasing anything (one unaligned load each).
-typedef std::uint8_t Lanes8 __attribute__((vector_size(32)));
-typedef std::uint8_t Lanes8Unaligned __attribute__((vector_size(32), aligned(1), may_alias));
-
 // AVX2's in-lane interleave of W-byte elements (vpunpckl* or vpunpckh*, as High): in each 128-bit
 // half, the low (high) halves' elements of a and b alternately. Indices 32-63 are b's bytes.
 template <int W, bool High, int... J>
-__attribute__((target("avx2"), always_inline)) inline Lanes8 interleave_avx2(
-    Lanes8 a, Lanes8 b, std::integer_sequence<int, J...>) noexcept {
+__attribute__((target("avx2"), always_inline)) inline Lanes1x32 interleave_avx2(
+    Lanes1x32 a, Lanes1x32 b, std::integer_sequence<int, J...>) noexcept {
   constexpr int kHalf = 16 / W;  // elements per 128-bit half
   return __builtin_shufflevector(
       a, b,
@@ -3243,32 +3244,32 @@ __attribute__((target("avx2"), always_inline)) inline Lanes8 interleave_avx2(
 // Two interleaves of one pair, low into `lo`, high into `hi`.
 template <int W>
 __attribute__((target("avx2"), always_inline)) inline void interleave_pair_avx2(
-    Lanes8 a, Lanes8 b, Lanes8& lo, Lanes8& hi) noexcept {
+    Lanes1x32 a, Lanes1x32 b, Lanes1x32& lo, Lanes1x32& hi) noexcept {
   constexpr auto j = std::make_integer_sequence<int, 32>{};
   lo = interleave_avx2<W, false>(a, b, j);
   hi = interleave_avx2<W, true>(a, b, j);
 }
 
-// 16 rows of 32 bytes from a, as two 16 x 16 blocks side by side, one per 128-bit half: the SSE2
-// kernel's four rounds of interleaves (bytes, 2-, 4-, 8-byte elements), in-lane under AVX2, so
-// one instruction moves both blocks. Lane 0 of result x holds column x of the left block, lane 1
-// column x of the right one: b's rows x and 16 + x, 16 bytes each.
 // Stores lane 0 of v as b's row x and lane 1 as row 16 + x, 16 bytes each.
 __attribute__((target("avx2"), always_inline)) inline void store_halves_avx2(
-    unsigned char* b, std::int64_t bs, std::int64_t x, Lanes8 v) noexcept {
+    unsigned char* b, std::int64_t bs, std::int64_t x, Lanes1x32 v) noexcept {
   std::memcpy(b + x * bs, &v, 16);
   std::memcpy(b + (16 + x) * bs, reinterpret_cast<const unsigned char*>(&v) + 16, 16);
 }
 
-// Named registers throughout, as in transpose_block_avx2: arrays went through the stack.
+// 16 rows of 32 bytes from a, as two 16 x 16 blocks side by side, one per 128-bit half: the SSE2
+// kernel's four rounds of interleaves (bytes, 2-, 4-, 8-byte elements), in-lane under AVX2, so
+// one instruction moves both blocks. Lane 0 of result x holds column x of the left block, lane 1
+// column x of the right one: b's rows x and 16 + x, 16 bytes each. Named registers throughout,
+// as in transpose_block_avx2: arrays went through the stack.
 __attribute__((target("avx2"))) inline void transpose_bytes_16x32_avx2(const unsigned char* a,
                                                                         std::int64_t as,
                                                                         unsigned char* b,
                                                                         std::int64_t bs) noexcept {
-#define DMLREF_ROW(y) (*reinterpret_cast<const Lanes8Unaligned*>(a + (y) * as))
+#define DMLREF_ROW(y) (*reinterpret_cast<const Lanes1x32Unaligned*>(a + (y) * as))
   // Pairs of rows (bytes interleaved), then quads (2-byte elements), octets (4-byte ones), and
   // the columns (8-byte ones).
-  Lanes8 p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15;
+  Lanes1x32 p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15;
   interleave_pair_avx2<1>(DMLREF_ROW(0), DMLREF_ROW(1), p0, p1);
   interleave_pair_avx2<1>(DMLREF_ROW(2), DMLREF_ROW(3), p2, p3);
   interleave_pair_avx2<1>(DMLREF_ROW(4), DMLREF_ROW(5), p4, p5);
@@ -3278,17 +3279,17 @@ __attribute__((target("avx2"))) inline void transpose_bytes_16x32_avx2(const uns
   interleave_pair_avx2<1>(DMLREF_ROW(12), DMLREF_ROW(13), p12, p13);
   interleave_pair_avx2<1>(DMLREF_ROW(14), DMLREF_ROW(15), p14, p15);
 #undef DMLREF_ROW
-  Lanes8 q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15;
+  Lanes1x32 q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15;
   interleave_pair_avx2<2>(p0, p2, q0, q1), interleave_pair_avx2<2>(p1, p3, q2, q3);
   interleave_pair_avx2<2>(p4, p6, q4, q5), interleave_pair_avx2<2>(p5, p7, q6, q7);
   interleave_pair_avx2<2>(p8, p10, q8, q9), interleave_pair_avx2<2>(p9, p11, q10, q11);
   interleave_pair_avx2<2>(p12, p14, q12, q13), interleave_pair_avx2<2>(p13, p15, q14, q15);
-  Lanes8 o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15;
+  Lanes1x32 o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15;
   interleave_pair_avx2<4>(q0, q4, o0, o1), interleave_pair_avx2<4>(q1, q5, o2, o3);
   interleave_pair_avx2<4>(q2, q6, o4, o5), interleave_pair_avx2<4>(q3, q7, o6, o7);
   interleave_pair_avx2<4>(q8, q12, o8, o9), interleave_pair_avx2<4>(q9, q13, o10, o11);
   interleave_pair_avx2<4>(q10, q14, o12, o13), interleave_pair_avx2<4>(q11, q15, o14, o15);
-  Lanes8 c0, c1;
+  Lanes1x32 c0, c1;
   interleave_pair_avx2<8>(o0, o8, c0, c1);
   store_halves_avx2(b, bs, 0, c0), store_halves_avx2(b, bs, 1, c1);
   interleave_pair_avx2<8>(o1, o9, c0, c1);
@@ -3588,12 +3589,6 @@ inline bool engine_avx2_enabled() noexcept { return avx2_enabled(); }
 
 #if DMLREF_ENGINE_AVX2
 
-// 32 bytes as 32 / Bytes elements of Bytes bytes.
-using Lanes1x32 = std::uint8_t __attribute__((vector_size(32)));
-using Lanes2x16 = std::uint16_t __attribute__((vector_size(32)));
-using Lanes4x8 = std::uint32_t __attribute__((vector_size(32)));
-using Lanes8x4 = std::uint64_t __attribute__((vector_size(32)));
-
 // d[0, 32) = the 32 bytes at s as 32 / Bytes elements in reverse order (a byte shuffle and a
 // lane swap, or one cross-lane permute, under AVX2). Unaligned loads and stores, through memcpy.
 template <std::size_t Bytes>
@@ -3704,11 +3699,13 @@ DMLREF_TARGET_AVX2 inline Lanes index_places_avx2(const unsigned char* at, U lo,
   return u - (reinterpret_cast<Lanes>(u >= n) & n);
 }
 
-// narrow_index_run (engine.hpp) for `count` contiguous indices of 4 or 8 bytes, 16 at a time:
-// their places written as 16 bits (n <= 65536), legality folded into one flag. False when one is
-// illegal; the places written then are not meant to be read.
+// narrow_index_run (engine.hpp) for the whole blocks of kNarrowBlock among `count` contiguous
+// indices of 4 or 8 bytes: their places written as 16 bits (n <= 65536), legality folded into one
+// flag. False when one is illegal; the places written then are not meant to be read. The caller
+// takes the rest.
+inline constexpr std::uint64_t kNarrowBlock = 16;
 template <class I>
-DMLREF_TARGET_AVX2 bool narrow_index_run_avx2(const I* run, std::uint64_t count,
+DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t count,
                                               std::make_unsigned_t<I> lo,
                                               std::make_unsigned_t<I> span,
                                               std::make_unsigned_t<I> n,
@@ -3718,9 +3715,9 @@ DMLREF_TARGET_AVX2 bool narrow_index_run_avx2(const I* run, std::uint64_t count,
   const auto* const at = reinterpret_cast<const unsigned char*>(run);
   Lanes bad{};
   std::uint64_t i = 0;
-  for (; i + 16 <= count; i += 16) {
+  for (; i + kNarrowBlock <= count; i += kNarrowBlock) {
     prefetch_stream(run + i);
-    Lanes2x16 w;
+    Lanes2x16 w;  // the block's places
     if constexpr (sizeof(I) == 8) {
       const Lanes a = index_places_avx2<Lanes, U>(at + i * 8, lo, span, n, bad);
       const Lanes b = index_places_avx2<Lanes, U>(at + i * 8 + 32, lo, span, n, bad);
@@ -3746,11 +3743,6 @@ DMLREF_TARGET_AVX2 bool narrow_index_run_avx2(const I* run, std::uint64_t count,
   }
   U any_bad = 0;
   for (std::size_t k = 0; k < sizeof(Lanes) / sizeof(U); ++k) any_bad |= bad[k];
-  for (; i < count; ++i) {
-    const U u = static_cast<U>(run[i]) - lo;
-    any_bad |= static_cast<U>(u > span);
-    places[i] = static_cast<std::uint16_t>(u >= n ? u - n : u);
-  }
   return any_bad == 0;
 }
 
@@ -5122,13 +5114,15 @@ bool narrow_index_run(const I* run, std::int64_t step, std::uint16_t* places,
   using U = std::make_unsigned_t<I>;
   const auto lo = static_cast<U>(bounds.lo);
   const U span = static_cast<U>(bounds.hi) - lo;
+  U bad = 0;
+  std::uint64_t i = 0;
 #if DMLREF_ENGINE_AVX2
   if (step == 1 && place_step == 1 && engine_avx2_enabled()) {
-    return narrow_index_run_avx2<I>(run, count, lo, span, U{n}, places);
+    if (!narrow_index_blocks_avx2<I>(run, count, lo, span, U{n}, places)) bad = 1;
+    i = count - count % kNarrowBlock;
   }
 #endif
-  U bad = 0;
-  for (std::uint64_t i = 0; i < count; ++i) {
+  for (; i < count; ++i) {
     const auto ii = static_cast<std::int64_t>(i);
     const U u = static_cast<U>(run[ii * step]) - lo;
     bad |= static_cast<U>(u > span);
