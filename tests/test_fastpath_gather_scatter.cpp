@@ -692,9 +692,8 @@ TEST_CASE("fast SCATTER, narrowed: a bad index in the tail names its coordinate,
 }
 
 TEST_CASE("fast SCATTER, narrowed: the runtime entry point over reversed indices and outputs") {
-  // 5000 indices: narrowed without lowering the threshold. Where the indices are reversed the
-  // places are not kept (they follow the indices as described); where only the other tensors
-  // are, they are.
+  // 5000 indices: narrowed without lowering the threshold. The places SC8's pass keeps follow the
+  // indices as described, and are turned around with them.
   constexpr std::uint32_t kN = 5000;
   static_assert(kN >= dmlref::detail::kNarrowMinIndices);
   const std::vector<float> in = dmlref::test::distinct_buffer<float>(kN);
@@ -721,6 +720,48 @@ TEST_CASE("fast SCATTER, narrowed: the runtime entry point over reversed indices
     dmlref::scatter(desc, {in.data(), kN * 4}, {ix.data(), kN * 4}, {up.data(), kN * 4},
                     {got.data(), kN * 4}, {}, reversed);
     CHECK(got == want);
+  }
+}
+
+TEST_CASE("fast SCATTER, narrowed: indices reversed along either dimension, or both") {
+  // {50, 100} along axis 1, the indices and the output turned around along the dimensions each
+  // mask sets: the kept places must turn with the indices, whatever they reverse.
+  constexpr std::uint32_t kRows = 50, kCols = 100, kN = kRows * kCols;
+  static_assert(kN >= dmlref::detail::kNarrowMinIndices);
+  const std::vector<float> in = dmlref::test::distinct_buffer<float>(kN);
+  const std::vector<float> up = dmlref::test::distinct_buffer<float>(kN, 9000);
+  std::vector<std::int64_t> ix(kN);
+  std::mt19937 rng(5050);
+  for (auto& v : ix) v = random_index<std::int64_t>(kCols, false, rng);
+  const dmlref::TensorDesc dd(dmlref::DataType::Float32, {kRows, kCols});
+  const dmlref::TensorDesc di(dmlref::DataType::Int64, {kRows, kCols});
+  const dmlref::BufferTensorDesc data = dd.desc(), index = di.desc();
+  const dmlref::ScatterOperatorDesc desc{&data, &index, &data, &data, 1};
+  // Element (r, c) of a tensor stored with `mask`'s dimensions turned around.
+  const auto at = [](std::uint8_t mask, std::uint32_t r, std::uint32_t c) {
+    return ((mask & 1) != 0 ? kRows - 1 - r : r) * kCols + ((mask & 2) != 0 ? kCols - 1 - c : c);
+  };
+  for (const std::uint8_t ix_mask : {0, 1, 2, 3}) {
+    for (const std::uint8_t out_mask : {0, 3}) {
+      CAPTURE(int{ix_mask});
+      CAPTURE(int{out_mask});
+      std::vector<float> want(kN);  // the caller's output, stored as out_mask says
+      for (std::uint32_t r = 0; r < kRows; ++r) {
+        for (std::uint32_t c = 0; c < kCols; ++c) want[at(out_mask, r, c)] = in[r * kCols + c];
+      }
+      for (std::uint32_t r = 0; r < kRows; ++r) {
+        for (std::uint32_t c = 0; c < kCols; ++c) {
+          const auto place = static_cast<std::uint32_t>(
+              *dmlref::normalize_index(ix[at(ix_mask, r, c)], kCols));
+          want[at(out_mask, r, place)] = up[r * kCols + c];
+        }
+      }
+      std::vector<float> got(kN, -1.0f);
+      const std::vector<std::uint8_t> reversed = {0, ix_mask, 0, out_mask};
+      dmlref::scatter(desc, {in.data(), kN * 4}, {ix.data(), kN * 8}, {up.data(), kN * 4},
+                      {got.data(), kN * 4}, {}, reversed);
+      CHECK(got == want);
+    }
   }
 }
 

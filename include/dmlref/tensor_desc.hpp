@@ -325,14 +325,19 @@ inline void check_reversed_count(std::string_view op, std::span<const std::uint8
          tensors, tensors == 1 ? " tensor" : " tensors", "; give one per tensor or none");
   }
 }
-inline void reverse_dimensions(BoundTensor& bound, std::uint8_t dims) {
-  Layout& layout = bound.tensor.layout;
-  std::int64_t first = 0;  // the caller's element 0, in elements past the description's
+// `layout` turned around along the dimensions set in `dims`; returns where its element 0 now is,
+// in elements past the old one.
+inline std::int64_t reverse_layout(Layout& layout, std::uint8_t dims) noexcept {
+  std::int64_t first = 0;
   for (std::uint32_t d = 0; d < layout.rank; ++d) {
     if (((static_cast<unsigned>(dims) >> d) & 1u) == 0) continue;
     first += (static_cast<std::int64_t>(layout.sizes[d]) - 1) * layout.strides[d];
     layout.strides[d] = -layout.strides[d];
   }
+  return first;
+}
+inline void reverse_dimensions(BoundTensor& bound, std::uint8_t dims) {
+  const std::int64_t first = reverse_layout(bound.tensor.layout, dims);
   bound.data = static_cast<const char*>(bound.data) +
                first * static_cast<std::int64_t>(element_size(bound.tensor.data_type));
 }

@@ -1530,14 +1530,19 @@ inline void check_reversed_count(std::string_view op, std::span<const std::uint8
          tensors, tensors == 1 ? " tensor" : " tensors", "; give one per tensor or none");
   }
 }
-inline void reverse_dimensions(BoundTensor& bound, std::uint8_t dims) {
-  Layout& layout = bound.tensor.layout;
-  std::int64_t first = 0;  // the caller's element 0, in elements past the description's
+// `layout` turned around along the dimensions set in `dims`; returns where its element 0 now is,
+// in elements past the old one.
+inline std::int64_t reverse_layout(Layout& layout, std::uint8_t dims) noexcept {
+  std::int64_t first = 0;
   for (std::uint32_t d = 0; d < layout.rank; ++d) {
     if (((static_cast<unsigned>(dims) >> d) & 1u) == 0) continue;
     first += (static_cast<std::int64_t>(layout.sizes[d]) - 1) * layout.strides[d];
     layout.strides[d] = -layout.strides[d];
   }
+  return first;
+}
+inline void reverse_dimensions(BoundTensor& bound, std::uint8_t dims) {
+  const std::int64_t first = reverse_layout(bound.tensor.layout, dims);
   bound.data = static_cast<const char*>(bound.data) +
                first * static_cast<std::int64_t>(element_size(bound.tensor.data_type));
 }
@@ -9533,18 +9538,18 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
              ConstBuffer updates, Buffer output, const ScatterOptions& options = {},
              std::span<const std::uint8_t> reversed = {}) {
   const ConstBuffer out = output;
-  // The places SC8's pass may keep follow the indices as described, so not where they are
-  // reversed.
   detail::NarrowedIndices narrowed;
-  const bool indices_reversed = reversed.size() == 4 && reversed[1] != 0;
   detail::ScatterBound b = detail::bind_scatter(desc, input, indices, updates, &out,
-                                                detail::ScatterUse::Run, options,
-                                                indices_reversed ? nullptr : &narrowed);
+                                                detail::ScatterUse::Run, options, &narrowed);
   detail::check_reversed_count(detail::kScatterOp, reversed, 4);
   if (!reversed.empty()) {
     std::size_t k = 0;
     for (BoundTensor* t : {&b.input, &b.indices, &b.updates, &b.output}) {
       detail::reverse_dimensions(*t, reversed[k++]);
+    }
+    // The places SC8's pass kept follow the indices as described: turned around with them.
+    if (narrowed.places != nullptr) {
+      narrowed.places += detail::reverse_layout(narrowed.layout, reversed[1]);
     }
   }
   // The index type and the element width are dispatched one after the other (4 + 4 paths, not

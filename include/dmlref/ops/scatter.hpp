@@ -542,18 +542,18 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
              ConstBuffer updates, Buffer output, const ScatterOptions& options = {},
              std::span<const std::uint8_t> reversed = {}) {
   const ConstBuffer out = output;
-  // The places SC8's pass may keep follow the indices as described, so not where they are
-  // reversed.
   detail::NarrowedIndices narrowed;
-  const bool indices_reversed = reversed.size() == 4 && reversed[1] != 0;
   detail::ScatterBound b = detail::bind_scatter(desc, input, indices, updates, &out,
-                                                detail::ScatterUse::Run, options,
-                                                indices_reversed ? nullptr : &narrowed);
+                                                detail::ScatterUse::Run, options, &narrowed);
   detail::check_reversed_count(detail::kScatterOp, reversed, 4);
   if (!reversed.empty()) {
     std::size_t k = 0;
     for (BoundTensor* t : {&b.input, &b.indices, &b.updates, &b.output}) {
       detail::reverse_dimensions(*t, reversed[k++]);
+    }
+    // The places SC8's pass kept follow the indices as described: turned around with them.
+    if (narrowed.places != nullptr) {
+      narrowed.places += detail::reverse_layout(narrowed.layout, reversed[1]);
     }
   }
   // The index type and the element width are dispatched one after the other (4 + 4 paths, not
