@@ -505,14 +505,14 @@ TEST_CASE_TEMPLATE("strided_copy of transposes in tiles equals reference_copy", 
 
 TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every width, kernel, edge", T,
                    std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t) {
-  // copy_transposed moves K x K blocks (K = 2-8 by width) in bands of 64 bytes (streaming: in
-  // chunks of kTransposeChunkLines lines), element by element at the edges: sizes around every
-  // multiple of those, in both directions, with padded rows, a reversed source, bases off their
-  // alignment, and an outer dimension. Once with the AVX2 kernels (where the CPU has them) and
-  // once with the SSE2 ones, each with and without streaming stores. Streaming stores take only
-  // whole lines of the destination's rows: with pitches of whole lines, the destination starts
-  // 0, 1 or 5 elements past a line, so the streamed bands start at the rows' first line boundary
-  // after a head of ordinary stores (or none).
+  // copy_transposed moves K x K blocks (K = 2-16 by width; bytes 16 x 32 under AVX2) in bands of 64
+  // bytes (streaming: in chunks of kTransposeChunkLines lines), element by element at the edges:
+  // sizes around every multiple of those, in both directions, with padded rows, a reversed source,
+  // bases off their alignment, and an outer dimension. Once with the AVX2 kernels (where the CPU
+  // has them) and once with the SSE2 ones, each with and without streaming stores. Streaming stores
+  // take only whole lines of the destination's rows: with pitches of whole lines, the destination
+  // starts 0, 1 or 5 elements past a line, so the streamed bands start at the rows' first line
+  // boundary after a head of ordinary stores (or none).
   const std::uint32_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 130};
   const std::uint32_t few[] = {2, 9, 17, 64, 65};
   const test::Avx2Switch restore;
@@ -556,8 +556,7 @@ TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every widt
           // Without and with streaming stores (whole bands built in a buffer first).
           for (const bool stream : {false, true}) {
             std::vector<T> actual = sentinel_buffer<T>(elements);
-            const std::size_t to_line =
-                (64 - reinterpret_cast<std::uintptr_t>(actual.data()) % 64) % 64 / sizeof(T);
+            const std::size_t to_line = detail::elements_to_line(actual.data(), sizeof(T));
             const std::size_t past_line = rows % 3 == 0 ? 0 : rows % 3 == 1 ? 1 : 5;
             const std::size_t at = to_line + past_line;
             std::vector<T> expected = sentinel_buffer<T>(elements);
