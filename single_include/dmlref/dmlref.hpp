@@ -5074,9 +5074,11 @@ class Scratch {
   void give_back() noexcept {
     Block* b = std::exchange(block_, nullptr);
     if (b == nullptr) return;
-    if (b->bytes <= kKeptScratchBytes) {
+    // b's size is read before it is given: once kept, another thread may take it and free it.
+    const std::size_t bytes = b->bytes;
+    if (bytes <= kKeptScratchBytes) {
       Block* other = kept().exchange(b, std::memory_order_acq_rel);
-      if (other != nullptr && other->bytes > b->bytes) other = kept().exchange(other);
+      if (other != nullptr && other->bytes > bytes) other = kept().exchange(other);
       delete other;
     } else {
       delete b;
