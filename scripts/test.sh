@@ -7,8 +7,10 @@
 #                                CTest reports as skipped on a machine without a GPU; then the
 #                                Python module's pytest suite (build-python/venv)
 #   scripts/test.sh --sanitize   clang++ with AddressSanitizer + UBSan, build-sanitize/
-#   scripts/test.sh --thread     clang++ with ThreadSanitizer, build-thread/: only test_threads
-#                                (every operator split on 1, 2, 3 and 8 threads), bounded in time
+#   scripts/test.sh --thread     clang++ with ThreadSanitizer, build-thread/: test_threads
+#                                (every operator split on 1, 2, 3 and 8 threads, and several
+#                                calling threads at once), then test_fastpath with every call
+#                                split on 3 threads; each bounded in time
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -42,8 +44,12 @@ case "$mode" in
       -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DDMLREF_BUILD_TESTS=ON \
       -DDMLREF_BUILD_BENCHMARKS=OFF -DDMLREF_BUILD_EXAMPLES=OFF -DDMLREF_BUILD_TOOLS=OFF \
       -DDMLREF_BUILD_CUDA_TESTS=OFF -DDMLREF_INSTALL=OFF
-    cmake --build "$dir" -j "$(dmlref_jobs)" --target test_threads
-    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" timeout 600 "$dir/tests/test_threads"
+    cmake --build "$dir" -j "$(dmlref_jobs)" --target test_threads test_fastpath
+    export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+    timeout 600 "$dir/tests/test_threads"
+    # Every fast path's proof against the golden loops, each call cut into uneven parts on the
+    # engine's threads (tests/test_fastpath_threads.cpp): about 20 s under TSan.
+    DMLREF_TEST_SPLIT=1 DMLREF_NUM_THREADS=3 timeout 600 "$dir/tests/test_fastpath"
     exit 0
     ;;
   *) echo "usage: scripts/test.sh [--sanitize | --thread]" >&2; exit 2 ;;
