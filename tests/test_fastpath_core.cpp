@@ -8,8 +8,9 @@
 // subsequences in column groups.
 // The streaming stores of large copies (copy_bytes_streaming, every length and alignment, and a
 // GATHER_ND1 whose output is large enough to stream).
-// Also the vectorisable index check (legal_index_bounds, all_indices_legal) against the scalar
-// negative-index rule at every edge of every index type.
+// Also the vectorisable index checks (legal_index_bounds, all_indices_legal, and
+// all_tuple_indices_legal for packed tuples) against the scalar negative-index rule at every edge
+// of every index type.
 #include "test_support.hpp"
 
 #include <dmlref/ops/gather_nd1.hpp>
@@ -290,6 +291,50 @@ TEST_CASE_TEMPLATE("all_indices_legal finds one bad index at every position of r
         broken[at] = bad;
         CAPTURE(at);
         CHECK_FALSE(all_indices_legal(broken.data(), 1, length, bounds));
+      }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("all_tuple_indices_legal: tuples of 1-8 indices, one bad index anywhere", I,
+                   DMLREF_INDEX_TYPES) {
+  // Packed tuples go in stretches of whole blocks and whole tuples, then a tail. Each position has
+  // its own dimension (sizes 1 to 9, so a value legal at one position is not at the next), every
+  // tuple count up to past two stretches, and at every index each of the bad values of its
+  // position: one above its last element, the type's maximum, and for signed types one below -n
+  // and the minimum.
+  const std::uint64_t stretch_tuples = 64 / sizeof(I);
+  for (std::uint32_t m = 1; m <= 8; ++m) {
+    std::array<IndexBounds<I>, 8> bounds{};
+    std::array<std::uint64_t, 8> size{};
+    for (std::uint32_t j = 0; j < m; ++j) {
+      size[j] = 1 + (j * 3 + m) % 9;
+      bounds[j] = legal_index_bounds<I>(size[j]);
+    }
+    for (std::uint64_t count = 1; count <= 2 * stretch_tuples + 3; ++count) {
+      // Legal values, each position's extremes included.
+      std::vector<I> tuples(count * m);
+      for (std::uint64_t i = 0; i < tuples.size(); ++i) {
+        const std::uint64_t j = i % m;
+        tuples[i] = i % 3 == 0 ? bounds[j].lo : i % 3 == 1 ? bounds[j].hi : static_cast<I>(0);
+      }
+      CAPTURE(m);
+      CAPTURE(count);
+      REQUIRE(all_tuple_indices_legal(tuples.data(), count, m, bounds.data()));
+      for (std::uint64_t at = 0; at < tuples.size(); ++at) {
+        const std::uint64_t n = size[at % m];
+        std::vector<I> bad_values = {static_cast<I>(n), std::numeric_limits<I>::max()};
+        if constexpr (std::is_signed_v<I>) {
+          bad_values.push_back(static_cast<I>(-static_cast<std::int64_t>(n) - 1));
+          bad_values.push_back(std::numeric_limits<I>::min());
+        }
+        for (I bad : bad_values) {
+          CAPTURE(at);
+          CAPTURE(bad);
+          std::vector<I> broken = tuples;
+          broken[at] = bad;
+          CHECK_FALSE(all_tuple_indices_legal(broken.data(), count, m, bounds.data()));
+        }
       }
     }
   }

@@ -330,6 +330,88 @@ TEST_CASE("fast GATHER_ND1: a bad index throws the golden loop's G10 error and w
   CHECK(std::all_of(out.begin(), out.end(), [](std::uint16_t v) { return v == 0xBEEF; }));
 }
 
+TEST_CASE_TEMPLATE("fast GATHER_ND1: packed tuples of two indices, a bad index in either place",
+                   I, std::int64_t, std::int32_t) {
+  // Input {7, 2, 3}, 40 tuples (a, b) read in one pass against sizes 7 and 2: 5 is legal for a
+  // and not for b, so a pass that paired an index with the wrong position's bounds would miss
+  // it. Bad tuples in the pass's first stretch, a later one and the tail; the output untouched.
+  const Sizes in_sizes = {7, 2, 3}, ix_sizes = {1, 40, 2}, out_sizes = {1, 40, 3};
+  const std::vector<float> in = dmlref::test::distinct_buffer<float>(42);
+  std::vector<I> ix(80);
+  for (std::size_t t = 0; t < 40; ++t) {
+    ix[2 * t] = static_cast<I>(static_cast<int>(t % 14) - 7);  // -7 to 6
+    ix[2 * t + 1] = static_cast<I>(static_cast<int>(t % 4) - 2);  // -2 to 1
+  }
+  const TensorView<const float> input(in.data(), Layout::packed(in_sizes));
+  std::vector<float> want(120, -1.0f), got(120, -1.0f);
+  dmlref::reference::gather_nd1<float, I>(
+      input, TensorView<const I>(ix.data(), Layout::packed(ix_sizes)),
+      TensorView<float>(want.data(), Layout::packed(out_sizes)), 3, 2, 0);
+  dmlref::gather_nd1<float, I>(input, TensorView<const I>(ix.data(), Layout::packed(ix_sizes)),
+                               TensorView<float>(got.data(), Layout::packed(out_sizes)), 3, 2, 0);
+  CHECK(want == got);
+  struct Bad {
+    std::size_t tuple, place;
+    I value;
+    const char* message;
+  };
+  const Bad bads[] = {
+      {1, 1, 5,
+       "IndicesTensor[0,1,1] is 5 but InputTensor.Sizes[1] is 2; indices must lie in [-2, 1]"},
+      {3, 0, 7,
+       "IndicesTensor[0,3,0] is 7 but InputTensor.Sizes[0] is 7; indices must lie in [-7, 6]"},
+      {21, 1, -3,
+       "IndicesTensor[0,21,1] is -3 but InputTensor.Sizes[1] is 2; indices must lie in [-2, 1]"},
+      {38, 1, 2,
+       "IndicesTensor[0,38,1] is 2 but InputTensor.Sizes[1] is 2; indices must lie in [-2, 1]"},
+      {39, 0, -8,
+       "IndicesTensor[0,39,0] is -8 but InputTensor.Sizes[0] is 7; indices must lie in [-7, 6]"},
+  };
+
+  for (const Bad& bad : bads) {
+    CAPTURE(bad.tuple);
+    std::vector<I> broken = ix;
+    broken[2 * bad.tuple + bad.place] = bad.value;
+    std::vector<float> out(120, -1.0f);
+    DMLREF_CHECK_ERROR(
+        (dmlref::gather_nd1<float, I>(input,
+                                      TensorView<const I>(broken.data(), Layout::packed(ix_sizes)),
+                                      TensorView<float>(out.data(), Layout::packed(out_sizes)), 3,
+                                      2, 0)),
+        dmlref::ErrorCode::G10, bad.message);
+    CHECK(std::all_of(out.begin(), out.end(), [](float v) { return v == -1.0f; }));
+  }
+}
+
+TEST_CASE("fast GATHER_ND1: indices along dimensions of size 1 select element 0, not read") {
+  // Input {1, 6, 1, 4}, tuples of three indices (x, k, y) where x and y address dimensions of
+  // size 1: -1 and 0 under IndexPolicy::Error, anything under Clamp. Only k moves the row, and it
+  // is not the tuple's first index. The golden loop resolves every index.
+  const Sizes in_sizes = {1, 6, 1, 4}, ix_sizes = {1, 1, 30, 3}, out_sizes = {1, 1, 30, 4};
+  const std::vector<std::uint32_t> in = dmlref::test::distinct_buffer<std::uint32_t>(24);
+  const TensorView<const std::uint32_t> input(in.data(), Layout::packed(in_sizes));
+  for (const bool clamp : {false, true}) {
+    CAPTURE(clamp);
+    dmlref::GatherNd1Options options;
+    if (clamp) options.index_policy = dmlref::IndexPolicy::Clamp;
+    std::vector<std::int32_t> ix(90);
+    for (std::int32_t t = 0; t < 30; ++t) {
+      ix[3 * t] = clamp ? t * 37 - 500 : -(t % 2);
+      ix[3 * t + 1] = clamp ? t - 12 : t % 12 - 6;
+      ix[3 * t + 2] = clamp ? 500 - t * 41 : -((t / 2) % 2);
+    }
+    std::vector<std::uint32_t> want(120, 7), got(120, 7);
+    const TensorView<const std::int32_t> indices(ix.data(), Layout::packed(ix_sizes));
+    dmlref::reference::gather_nd1<std::uint32_t, std::int32_t>(
+        input, indices, TensorView<std::uint32_t>(want.data(), Layout::packed(out_sizes)), 4, 2,
+        0, options);
+    dmlref::gather_nd1<std::uint32_t, std::int32_t>(
+        input, indices, TensorView<std::uint32_t>(got.data(), Layout::packed(out_sizes)), 4, 2, 0,
+        options);
+    CHECK(want == got);
+  }
+}
+
 // ---- SCATTER --------------------------------------------------------------------------------
 
 namespace {

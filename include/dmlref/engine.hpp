@@ -631,37 +631,52 @@ static_assert(std::is_trivially_copyable_v<IndexTuples>);
 
 // The RowOffsetsFn of tuples of I indices: each row's base offset plus, per index, the element it
 // selects (the negative-index rule, then clamping under `clamp`) times its dimension's stride.
+// An index along a dimension of size 1 selects element 0 whatever its value (0 or -1 where proven
+// legal, anything clamped), so it is not read: tuples whose other indices are all 1 (an input
+// {1, 1, 1, rows, width}) take the one-index loop. Several indices are added one index at a time
+// over the whole chunk: loops with no inner loop.
 template <IndexElement I>
 void index_tuple_offsets(const void* context, std::int64_t first, std::int64_t step,
                          std::int64_t base, std::int64_t base_step, std::uint64_t count,
                          std::int64_t* offsets) {
   const IndexTuples& t = *static_cast<const IndexTuples*>(context);
   const I* const t0 = static_cast<const I*>(t.indices) + first;
-  if (t.coords == 1 && !t.clamp) {  // the common shape: a loop with no inner loop
-    const std::uint64_t size = t.dim_size[0];
-    const std::int64_t stride = t.dim_stride[0];
+  std::array<std::uint32_t, kMaxRank> read{};  // the indices that select: dimensions above 1
+  std::uint32_t reads = 0;
+  for (std::uint32_t j = 0; j < t.coords; ++j) {
+    if (t.dim_size[j] != 1) read[reads++] = j;
+  }
+  if (reads == 1 && !t.clamp) {  // the common shape: a loop with no inner loop
+    const std::uint32_t j = read[0];
+    const I* const index = t0 + static_cast<std::int64_t>(j) * t.coord_step;
+    const std::uint64_t size = t.dim_size[j];
+    const std::int64_t stride = t.dim_stride[j];
     for (std::uint64_t i = 0; i < count; ++i) {
       const auto ii = static_cast<std::int64_t>(i);
       offsets[i] = base + ii * base_step +
-                   static_cast<std::int64_t>(wrap_index(t0[ii * step], size)) * stride;
+                   static_cast<std::int64_t>(wrap_index(index[ii * step], size)) * stride;
     }
     return;
   }
-  const std::array<std::uint64_t, kMaxRank> sizes = t.dim_size;
-  const std::array<std::int64_t, kMaxRank> strides = t.dim_stride;
-  const std::uint32_t coords = t.coords;
-  const std::int64_t cstep = t.coord_step;
-  const bool clamped = t.clamp;
   for (std::uint64_t i = 0; i < count; ++i) {
-    const auto ii = static_cast<std::int64_t>(i);
-    const I* const tuple = t0 + ii * step;
-    std::int64_t offset = base + ii * base_step;
-    for (std::uint32_t j = 0; j < coords; ++j) {
-      const I value = tuple[static_cast<std::int64_t>(j) * cstep];
-      const std::uint64_t c = clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
-      offset += static_cast<std::int64_t>(c) * strides[j];
+    offsets[i] = base + static_cast<std::int64_t>(i) * base_step;
+  }
+  for (std::uint32_t k = 0; k < reads; ++k) {
+    const std::uint32_t j = read[k];
+    const I* const index = t0 + static_cast<std::int64_t>(j) * t.coord_step;
+    const std::uint64_t size = t.dim_size[j];
+    const std::int64_t stride = t.dim_stride[j];
+    if (t.clamp) {
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const auto ii = static_cast<std::int64_t>(i);
+        offsets[i] += static_cast<std::int64_t>(clamp_index(index[ii * step], size)) * stride;
+      }
+    } else {
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const auto ii = static_cast<std::int64_t>(i);
+        offsets[i] += static_cast<std::int64_t>(wrap_index(index[ii * step], size)) * stride;
+      }
     }
-    offsets[i] = offset;
   }
 }
 
@@ -766,30 +781,42 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
 
 // ---- index passes ------------------------------------------------------------------------------
 
-// True when every index operand 0 of `plan` reaches from `base` lies within `bounds`: the
-// branch-free part of the SC8 and G10 passes, a run at a time (all_indices_legal).
-// On the engine's threads when the indices are large (parts of the plan, for_each_plan_part):
-// the pass reads every index and writes nothing, and only says whether one is out of bounds.
-template <std::size_t N, IndexElement I>
-bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> bounds) {
+// True when `run_legal(first, step, length)` holds for every run of operand 0 of `plan` from
+// `base`, each position of the plan holding `per_position` indices: the branch-free part of the
+// SC8 and G10 passes, a run at a time. On the engine's threads when the indices are large (parts
+// of the plan, for_each_plan_part): the pass reads every index and writes nothing, and only says
+// whether one is out of bounds.
+template <std::size_t N, IndexElement I, class RunLegal>
+bool all_runs_legal(const CopyPlan& plan, const I* base, std::uint64_t per_position,
+                    RunLegal run_legal) {
   if (plan.operand_count != N) {
-    fail(ErrorCode::InvalidOption, "all_run_indices_legal: the plan has ", plan.operand_count,
+    fail(ErrorCode::InvalidOption, "all_runs_legal: the plan has ", plan.operand_count,
          " operands but ", N, " offsets were asked for");
   }
   std::atomic<bool> any_bad{false};
-  const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(I);
+  const std::uint64_t bytes = plan.run_count() * plan.inner_size() * per_position * sizeof(I);
   for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& at) {
     // The part's own runs: a split of the innermost dimension shortens them.
     const std::uint64_t run = part.inner_size();
     const std::int64_t step = part.inner_stride(0);
     bool bad = false;
     const I* const first = base + at[0];
-    walk_runs<N>(part, [&bad, first, step, run, bounds](const std::array<std::int64_t, N>& o) {
-      bad = bad || !all_indices_legal(first + o[0], step, run, bounds);
+    walk_runs<N>(part, [&bad, first, step, run, &run_legal](const std::array<std::int64_t, N>& o) {
+      bad = bad || !run_legal(first + o[0], step, run);
     });
     if (bad) any_bad.store(true, std::memory_order_relaxed);
   });
   return !any_bad.load(std::memory_order_relaxed);
+}
+
+// True when every index operand 0 of `plan` reaches from `base` lies within `bounds`
+// (all_indices_legal, a run at a time).
+template <std::size_t N, IndexElement I>
+bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> bounds) {
+  return all_runs_legal<N>(plan, base, 1, [bounds](const I* run, std::int64_t step,
+                                                   std::uint64_t n) {
+    return all_indices_legal(run, step, n, bounds);
+  });
 }
 
 // ---- scratch memory kept between calls -------------------------------------------------------

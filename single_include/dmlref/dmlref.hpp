@@ -3763,6 +3763,7 @@ DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t cou
 // count from the end, and an index outside [0, n) is an error unless the caller opts in to clamping.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -4251,6 +4252,36 @@ bool all_indices_legal(const I* run, std::int64_t step, std::uint64_t n,
       good &= bounds.contains(run[static_cast<std::int64_t>(i) * step]);
     }
   }
+  return good != 0;
+}
+
+// True when each of `count` packed tuples of m indices (1 <= m <= kMaxRank, a tuple's indices
+// adjacent, tuples back to back) has its index j within bounds[j]: GATHER_ND1's G10 pass over
+// tuples of several indices. One pass over the m * count indices, against bounds repeated to
+// match them, in blocks of a fixed count as all_indices_legal's (so -O2 vectorises them), where a
+// pass per tuple position read every line m times with a stride of m (64-byte rows gathered by
+// 4-index tuples: the check was a quarter of the call).
+template <IndexElement I>
+bool all_tuple_indices_legal(const I* tuples, std::uint64_t count, std::uint32_t m,
+                             const IndexBounds<I>* bounds) noexcept {
+  constexpr std::uint64_t kBlock = 64 / sizeof(I);
+  std::array<IndexBounds<I>, kBlock * mapping::kMaxRank> pattern;  // index k of a stretch
+  const std::uint64_t stretch = kBlock * m;  // whole blocks and whole tuples
+  for (std::uint64_t k = 0; k < stretch; ++k) pattern[k] = bounds[k % m];
+  const std::uint64_t n = count * m;
+  unsigned good = 1;
+  std::uint64_t i = 0;
+  for (; i + stretch <= n; i += stretch) {
+    for (std::uint64_t b = 0; b < stretch; b += kBlock) {
+      detail::prefetch_stream(tuples + i + b);
+      unsigned block_good = 1;
+      for (std::uint64_t j = 0; j < kBlock; ++j) {
+        block_good &= pattern[b + j].contains(tuples[i + b + j]);
+      }
+      good &= block_good;
+    }
+  }
+  for (std::uint64_t k = 0; i + k < n; ++k) good &= pattern[k].contains(tuples[i + k]);
   return good != 0;
 }
 
@@ -4864,37 +4895,52 @@ static_assert(std::is_trivially_copyable_v<IndexTuples>);
 
 // The RowOffsetsFn of tuples of I indices: each row's base offset plus, per index, the element it
 // selects (the negative-index rule, then clamping under `clamp`) times its dimension's stride.
+// An index along a dimension of size 1 selects element 0 whatever its value (0 or -1 where proven
+// legal, anything clamped), so it is not read: tuples whose other indices are all 1 (an input
+// {1, 1, 1, rows, width}) take the one-index loop. Several indices are added one index at a time
+// over the whole chunk: loops with no inner loop.
 template <IndexElement I>
 void index_tuple_offsets(const void* context, std::int64_t first, std::int64_t step,
                          std::int64_t base, std::int64_t base_step, std::uint64_t count,
                          std::int64_t* offsets) {
   const IndexTuples& t = *static_cast<const IndexTuples*>(context);
   const I* const t0 = static_cast<const I*>(t.indices) + first;
-  if (t.coords == 1 && !t.clamp) {  // the common shape: a loop with no inner loop
-    const std::uint64_t size = t.dim_size[0];
-    const std::int64_t stride = t.dim_stride[0];
+  std::array<std::uint32_t, kMaxRank> read{};  // the indices that select: dimensions above 1
+  std::uint32_t reads = 0;
+  for (std::uint32_t j = 0; j < t.coords; ++j) {
+    if (t.dim_size[j] != 1) read[reads++] = j;
+  }
+  if (reads == 1 && !t.clamp) {  // the common shape: a loop with no inner loop
+    const std::uint32_t j = read[0];
+    const I* const index = t0 + static_cast<std::int64_t>(j) * t.coord_step;
+    const std::uint64_t size = t.dim_size[j];
+    const std::int64_t stride = t.dim_stride[j];
     for (std::uint64_t i = 0; i < count; ++i) {
       const auto ii = static_cast<std::int64_t>(i);
       offsets[i] = base + ii * base_step +
-                   static_cast<std::int64_t>(wrap_index(t0[ii * step], size)) * stride;
+                   static_cast<std::int64_t>(wrap_index(index[ii * step], size)) * stride;
     }
     return;
   }
-  const std::array<std::uint64_t, kMaxRank> sizes = t.dim_size;
-  const std::array<std::int64_t, kMaxRank> strides = t.dim_stride;
-  const std::uint32_t coords = t.coords;
-  const std::int64_t cstep = t.coord_step;
-  const bool clamped = t.clamp;
   for (std::uint64_t i = 0; i < count; ++i) {
-    const auto ii = static_cast<std::int64_t>(i);
-    const I* const tuple = t0 + ii * step;
-    std::int64_t offset = base + ii * base_step;
-    for (std::uint32_t j = 0; j < coords; ++j) {
-      const I value = tuple[static_cast<std::int64_t>(j) * cstep];
-      const std::uint64_t c = clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
-      offset += static_cast<std::int64_t>(c) * strides[j];
+    offsets[i] = base + static_cast<std::int64_t>(i) * base_step;
+  }
+  for (std::uint32_t k = 0; k < reads; ++k) {
+    const std::uint32_t j = read[k];
+    const I* const index = t0 + static_cast<std::int64_t>(j) * t.coord_step;
+    const std::uint64_t size = t.dim_size[j];
+    const std::int64_t stride = t.dim_stride[j];
+    if (t.clamp) {
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const auto ii = static_cast<std::int64_t>(i);
+        offsets[i] += static_cast<std::int64_t>(clamp_index(index[ii * step], size)) * stride;
+      }
+    } else {
+      for (std::uint64_t i = 0; i < count; ++i) {
+        const auto ii = static_cast<std::int64_t>(i);
+        offsets[i] += static_cast<std::int64_t>(wrap_index(index[ii * step], size)) * stride;
+      }
     }
-    offsets[i] = offset;
   }
 }
 
@@ -4999,30 +5045,42 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
 
 // ---- index passes ------------------------------------------------------------------------------
 
-// True when every index operand 0 of `plan` reaches from `base` lies within `bounds`: the
-// branch-free part of the SC8 and G10 passes, a run at a time (all_indices_legal).
-// On the engine's threads when the indices are large (parts of the plan, for_each_plan_part):
-// the pass reads every index and writes nothing, and only says whether one is out of bounds.
-template <std::size_t N, IndexElement I>
-bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> bounds) {
+// True when `run_legal(first, step, length)` holds for every run of operand 0 of `plan` from
+// `base`, each position of the plan holding `per_position` indices: the branch-free part of the
+// SC8 and G10 passes, a run at a time. On the engine's threads when the indices are large (parts
+// of the plan, for_each_plan_part): the pass reads every index and writes nothing, and only says
+// whether one is out of bounds.
+template <std::size_t N, IndexElement I, class RunLegal>
+bool all_runs_legal(const CopyPlan& plan, const I* base, std::uint64_t per_position,
+                    RunLegal run_legal) {
   if (plan.operand_count != N) {
-    fail(ErrorCode::InvalidOption, "all_run_indices_legal: the plan has ", plan.operand_count,
+    fail(ErrorCode::InvalidOption, "all_runs_legal: the plan has ", plan.operand_count,
          " operands but ", N, " offsets were asked for");
   }
   std::atomic<bool> any_bad{false};
-  const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(I);
+  const std::uint64_t bytes = plan.run_count() * plan.inner_size() * per_position * sizeof(I);
   for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& at) {
     // The part's own runs: a split of the innermost dimension shortens them.
     const std::uint64_t run = part.inner_size();
     const std::int64_t step = part.inner_stride(0);
     bool bad = false;
     const I* const first = base + at[0];
-    walk_runs<N>(part, [&bad, first, step, run, bounds](const std::array<std::int64_t, N>& o) {
-      bad = bad || !all_indices_legal(first + o[0], step, run, bounds);
+    walk_runs<N>(part, [&bad, first, step, run, &run_legal](const std::array<std::int64_t, N>& o) {
+      bad = bad || !run_legal(first + o[0], step, run);
     });
     if (bad) any_bad.store(true, std::memory_order_relaxed);
   });
   return !any_bad.load(std::memory_order_relaxed);
+}
+
+// True when every index operand 0 of `plan` reaches from `base` lies within `bounds`
+// (all_indices_legal, a run at a time).
+template <std::size_t N, IndexElement I>
+bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> bounds) {
+  return all_runs_legal<N>(plan, base, 1, [bounds](const I* run, std::int64_t step,
+                                                   std::uint64_t n) {
+    return all_indices_legal(run, step, n, bounds);
+  });
 }
 
 // ---- scratch memory kept between calls -------------------------------------------------------
@@ -7796,19 +7854,31 @@ inline IndexTuples gather_nd1_tuples(const Layout& indices, const Layout& input,
 }
 
 // G10, a pass of its own that reads every index once and writes nothing: under IndexPolicy::Error
-// every index lies in the input dimension its tuple position addresses. Branch-free, a position at
-// a time (its dimension's size a constant of the inner loop), in the index type's own width: the
-// common pass costs little. Only once it finds a bad index, a row-major walk names the first.
+// every index lies in the input dimension its tuple position addresses. Branch-free, in the index
+// type's own width: packed tuples in one pass against their positions' bounds
+// (all_tuple_indices_legal), others a position at a time (its dimension's size a constant of the
+// inner loop). Only once it finds a bad index, a row-major walk names the first.
 template <IndexElement I>
 void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, std::uint32_t r,
                               std::uint32_t q, std::uint32_t b, IndexPolicy policy) {
   if (policy == IndexPolicy::Clamp) return;  // clamping gives every value a target
   const IndexTuples tuples = gather_nd1_tuples(indices.layout(), input, r, b, policy, nullptr);
   const CopyPlan grid = gather_nd1_tuple_grid(indices.layout(), input, nullptr, r, q, b, 0);
+  const std::uint32_t m = tuples.coords;
   bool bad = false;
-  for (std::uint32_t j = 0; j < tuples.coords && !bad; ++j) {
-    const I* const column = indices.data() + static_cast<std::int64_t>(j) * tuples.coord_step;
-    bad = !all_run_indices_legal<3>(grid, column, legal_index_bounds<I>(tuples.dim_size[j]));
+  if (m > 1 && tuples.coord_step == 1 && grid.inner_stride(0) == m) {
+    // Packed tuples (the usual layout): each run's m * length indices in one pass.
+    std::array<IndexBounds<I>, kMaxRank> bounds{};
+    for (std::uint32_t j = 0; j < m; ++j) bounds[j] = legal_index_bounds<I>(tuples.dim_size[j]);
+    bad = !all_runs_legal<3>(grid, indices.data(), m, [&bounds, m](const I* run, std::int64_t,
+                                                                  std::uint64_t n) {
+      return all_tuple_indices_legal(run, n, m, bounds.data());
+    });
+  } else {
+    for (std::uint32_t j = 0; j < m && !bad; ++j) {
+      const I* const column = indices.data() + static_cast<std::int64_t>(j) * tuples.coord_step;
+      bad = !all_run_indices_legal<3>(grid, column, legal_index_bounds<I>(tuples.dim_size[j]));
+    }
   }
   if (!bad) return;
   const std::uint32_t rank = indices.rank();

@@ -142,19 +142,31 @@ inline IndexTuples gather_nd1_tuples(const Layout& indices, const Layout& input,
 }
 
 // G10, a pass of its own that reads every index once and writes nothing: under IndexPolicy::Error
-// every index lies in the input dimension its tuple position addresses. Branch-free, a position at
-// a time (its dimension's size a constant of the inner loop), in the index type's own width: the
-// common pass costs little. Only once it finds a bad index, a row-major walk names the first.
+// every index lies in the input dimension its tuple position addresses. Branch-free, in the index
+// type's own width: packed tuples in one pass against their positions' bounds
+// (all_tuple_indices_legal), others a position at a time (its dimension's size a constant of the
+// inner loop). Only once it finds a bad index, a row-major walk names the first.
 template <IndexElement I>
 void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, std::uint32_t r,
                               std::uint32_t q, std::uint32_t b, IndexPolicy policy) {
   if (policy == IndexPolicy::Clamp) return;  // clamping gives every value a target
   const IndexTuples tuples = gather_nd1_tuples(indices.layout(), input, r, b, policy, nullptr);
   const CopyPlan grid = gather_nd1_tuple_grid(indices.layout(), input, nullptr, r, q, b, 0);
+  const std::uint32_t m = tuples.coords;
   bool bad = false;
-  for (std::uint32_t j = 0; j < tuples.coords && !bad; ++j) {
-    const I* const column = indices.data() + static_cast<std::int64_t>(j) * tuples.coord_step;
-    bad = !all_run_indices_legal<3>(grid, column, legal_index_bounds<I>(tuples.dim_size[j]));
+  if (m > 1 && tuples.coord_step == 1 && grid.inner_stride(0) == m) {
+    // Packed tuples (the usual layout): each run's m * length indices in one pass.
+    std::array<IndexBounds<I>, kMaxRank> bounds{};
+    for (std::uint32_t j = 0; j < m; ++j) bounds[j] = legal_index_bounds<I>(tuples.dim_size[j]);
+    bad = !all_runs_legal<3>(grid, indices.data(), m, [&bounds, m](const I* run, std::int64_t,
+                                                                  std::uint64_t n) {
+      return all_tuple_indices_legal(run, n, m, bounds.data());
+    });
+  } else {
+    for (std::uint32_t j = 0; j < m && !bad; ++j) {
+      const I* const column = indices.data() + static_cast<std::int64_t>(j) * tuples.coord_step;
+      bad = !all_run_indices_legal<3>(grid, column, legal_index_bounds<I>(tuples.dim_size[j]));
+    }
   }
   if (!bad) return;
   const std::uint32_t rank = indices.rank();
