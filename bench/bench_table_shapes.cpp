@@ -221,7 +221,7 @@ std::unique_ptr<Case> reverse(Draw& d, DataType type, std::uint32_t rows, std::u
 
 // GATHER_ND1 of `count` rows of `row_bytes` from {lead..., rows, width} by random tuples of
 // indices (rows picked uniformly, repeats allowed): indices {1..., count, m}, one coordinate
-// per leading dimension of size above 1 plus the row.
+// per leading dimension (of size 1 or more) plus the row.
 std::unique_ptr<Case> gather(Draw& d, DataType type, std::uint32_t row_bytes, const Sizes& lead) {
   auto c = std::make_unique<Case>();
   const std::uint32_t width = row_bytes / element_bytes(type);

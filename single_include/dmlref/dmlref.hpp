@@ -1995,6 +1995,7 @@ DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, Con
 // for CUDA translation units (where this header compiles to nothing but the switch). Elements move
 // through integer shuffles and stores only, never through float arithmetic.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -3663,13 +3664,19 @@ DMLREF_TARGET_AVX2 inline void reverse_row_avx2(const unsigned char* s, unsigned
   }
 }
 
-// Rows of REVERSE_SUBSEQUENCES up to this size are prefetched kReversePrefetchRows rows ahead. A
+// Rows of REVERSE_SUBSEQUENCES up to kReversePrefetchRowBytes are prefetched whole, about
+// kReverseAheadBytes of rows ahead (kReversePrefetchRows rows at most, the next one at least). A
 // row read partly backwards (its reversed part) and partly forwards, its split varying from row
-// to row, is a pattern the hardware prefetchers follow poorly: bench_table's reverse_inner ({N, 256}
-// float32, random lengths) went from 0.57-0.64 to 0.82-1.24 of memcpy at 16 MiB over idle runs
-// (2 rows ahead: 0.79-0.85).
-inline constexpr std::size_t kReversePrefetchRowBytes = 4096;
+// to row, is a pattern the hardware prefetchers follow poorly. bench_table's reverse_inner ({N,
+// 256} float32, random lengths) went from 0.57-0.64 to 0.82-1.24 of memcpy at 16 MiB over idle
+// runs (2 rows ahead: 0.79-0.85). Rows of 5-21 KiB ({rows, 2697} of 2, 4 and 8 bytes, random
+// lengths), not prefetched when the limit was 4 KiB, went from 0.35-0.59 to 0.79-1.01 with the
+// next row or two asked for, and rows of 16 KiB from 0.52-0.57 to 0.79-0.89. Rows of 64 KiB and
+// more are left to the hardware: asked for whole, they were slower (64 KiB: 0.64-0.69 against
+// 0.75).
+inline constexpr std::size_t kReversePrefetchRowBytes = 32768;
 inline constexpr std::uint64_t kReversePrefetchRows = 4;
+inline constexpr std::uint64_t kReverseAheadBytes = 16384;
 
 // `count` rows, row j at src + j * src_step and dst + j * dst_step (bytes), each `row_bytes` long
 // with its first lengths[j] elements reversed: the contiguous case of ReversedRuns, a chunk of
@@ -3680,11 +3687,12 @@ DMLREF_TARGET_AVX2 void reverse_rows_avx2(const unsigned char* src, std::int64_t
                                           const std::uint64_t* lengths, std::uint64_t count,
                                           std::size_t row_bytes) noexcept {
   const bool fetch = row_bytes <= kReversePrefetchRowBytes;
+  const std::uint64_t ahead =
+      std::clamp<std::uint64_t>(kReverseAheadBytes / row_bytes, 1, kReversePrefetchRows);
   for (std::uint64_t j = 0; j < count; ++j) {
     const auto jj = static_cast<std::int64_t>(j);
-    if (fetch && j + kReversePrefetchRows < count) {
-      prefetch_bytes(src + static_cast<std::int64_t>(j + kReversePrefetchRows) * src_step,
-                     row_bytes);
+    if (fetch && j + ahead < count) {
+      prefetch_bytes(src + static_cast<std::int64_t>(j + ahead) * src_step, row_bytes);
     }
     reverse_row_avx2<Bytes>(src + jj * src_step, dst + jj * dst_step,
                             static_cast<std::size_t>(lengths[j]) * Bytes, row_bytes);
