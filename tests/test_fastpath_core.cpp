@@ -9,7 +9,7 @@
 // The streaming stores of large copies (copy_bytes_streaming, every length and alignment, and a
 // GATHER_ND1 whose output is large enough to stream).
 // Also the vectorisable index checks (legal_index_bounds, all_indices_legal, and
-// all_tuple_indices_legal for packed tuples) against the scalar negative-index rule at every edge
+// TupleBounds for packed tuples) against the scalar negative-index rule at every edge
 // of every index type.
 #include "test_support.hpp"
 
@@ -296,7 +296,7 @@ TEST_CASE_TEMPLATE("all_indices_legal finds one bad index at every position of r
   }
 }
 
-TEST_CASE_TEMPLATE("all_tuple_indices_legal: tuples of 1-8 indices, one bad index anywhere", I,
+TEST_CASE_TEMPLATE("TupleBounds: tuples of 1-8 indices, one bad index anywhere", I,
                    DMLREF_INDEX_TYPES) {
   // Packed tuples go in stretches of whole blocks and whole tuples, then a tail. Each position has
   // its own dimension (sizes 1 to 9, so a value legal at one position is not at the next), every
@@ -320,7 +320,8 @@ TEST_CASE_TEMPLATE("all_tuple_indices_legal: tuples of 1-8 indices, one bad inde
       }
       CAPTURE(m);
       CAPTURE(count);
-      REQUIRE(all_tuple_indices_legal(tuples.data(), count, m, bounds.data()));
+      const TupleBounds<I> legal(bounds.data(), m);
+      REQUIRE(legal.all_legal(tuples.data(), count));
       for (std::uint64_t at = 0; at < tuples.size(); ++at) {
         const std::uint64_t n = size[at % m];
         std::vector<I> bad_values = {static_cast<I>(n), std::numeric_limits<I>::max()};
@@ -333,7 +334,7 @@ TEST_CASE_TEMPLATE("all_tuple_indices_legal: tuples of 1-8 indices, one bad inde
           CAPTURE(bad);
           std::vector<I> broken = tuples;
           broken[at] = bad;
-          CHECK_FALSE(all_tuple_indices_legal(broken.data(), count, m, bounds.data()));
+          CHECK_FALSE(legal.all_legal(broken.data(), count));
         }
       }
     }

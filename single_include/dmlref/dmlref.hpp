@@ -4263,35 +4263,45 @@ bool all_indices_legal(const I* run, std::int64_t step, std::uint64_t n,
   return good != 0;
 }
 
-// True when each of `count` packed tuples of m indices (1 <= m <= kMaxRank, a tuple's indices
-// adjacent, tuples back to back) has its index j within bounds[j]: GATHER_ND1's G10 pass over
-// tuples of several indices. One pass over the m * count indices, against bounds repeated to
-// match them, in blocks of a fixed count as all_indices_legal's (so -O2 vectorises them), where a
-// pass per tuple position read every line m times with a stride of m (64-byte rows gathered by
-// 4-index tuples: the check was a quarter of the call).
+// The bounds of packed tuples of m indices (1 <= m <= kMaxRank, a tuple's indices adjacent,
+// tuples back to back), index j of each tuple within bounds[j]: GATHER_ND1's G10 pass over tuples
+// of several indices. all_legal checks a run of tuples in one pass over its indices, against the
+// bounds repeated to match them (laid out once, here, for every run), in blocks of a fixed count
+// as all_indices_legal's (so -O2 vectorises them), where a pass per tuple position read every
+// line m times with a stride of m (64-byte rows gathered by 4-index tuples: the check was a
+// quarter of the call).
 template <IndexElement I>
-bool all_tuple_indices_legal(const I* tuples, std::uint64_t count, std::uint32_t m,
-                             const IndexBounds<I>* bounds) noexcept {
-  constexpr std::uint64_t kBlock = 64 / sizeof(I);
-  std::array<IndexBounds<I>, kBlock * mapping::kMaxRank> pattern;  // index k of a stretch
-  const std::uint64_t stretch = kBlock * m;  // whole blocks and whole tuples
-  for (std::uint64_t k = 0; k < stretch; ++k) pattern[k] = bounds[k % m];
-  const std::uint64_t n = count * m;
-  unsigned good = 1;
-  std::uint64_t i = 0;
-  for (; i + stretch <= n; i += stretch) {
-    for (std::uint64_t b = 0; b < stretch; b += kBlock) {
-      detail::prefetch_stream(tuples + i + b);
-      unsigned block_good = 1;
-      for (std::uint64_t j = 0; j < kBlock; ++j) {
-        block_good &= pattern[b + j].contains(tuples[i + b + j]);
-      }
-      good &= block_good;
-    }
+class TupleBounds {
+ public:
+  TupleBounds(const IndexBounds<I>* bounds, std::uint32_t m) noexcept : m_(m) {
+    for (std::uint64_t k = 0; k < kBlock * m; ++k) pattern_[k] = bounds[k % m];
   }
-  for (std::uint64_t k = 0; i + k < n; ++k) good &= pattern[k].contains(tuples[i + k]);
-  return good != 0;
-}
+
+  // True when every index of the `count` tuples from `tuples` lies within its position's bounds.
+  bool all_legal(const I* tuples, std::uint64_t count) const noexcept {
+    const std::uint64_t stretch = kBlock * m_;  // whole blocks and whole tuples
+    const std::uint64_t n = count * m_;
+    unsigned good = 1;
+    std::uint64_t i = 0;
+    for (; i + stretch <= n; i += stretch) {
+      for (std::uint64_t b = 0; b < stretch; b += kBlock) {
+        detail::prefetch_stream(tuples + i + b);
+        unsigned block_good = 1;
+        for (std::uint64_t j = 0; j < kBlock; ++j) {
+          block_good &= pattern_[b + j].contains(tuples[i + b + j]);
+        }
+        good &= block_good;
+      }
+    }
+    for (std::uint64_t k = 0; i + k < n; ++k) good &= pattern_[k].contains(tuples[i + k]);
+    return good != 0;
+  }
+
+ private:
+  static constexpr std::uint64_t kBlock = 64 / sizeof(I);
+  std::array<IndexBounds<I>, kBlock * mapping::kMaxRank> pattern_{};  // index k of a stretch
+  std::uint64_t m_;
+};
 
 // Clamping policy: the negative-index rule first, then clamp into [0, n-1] (n >= 1).
 template <IndexElement I>
@@ -7864,7 +7874,7 @@ inline IndexTuples gather_nd1_tuples(const Layout& indices, const Layout& input,
 // G10, a pass of its own that reads every index once and writes nothing: under IndexPolicy::Error
 // every index lies in the input dimension its tuple position addresses. Branch-free, in the index
 // type's own width: packed tuples in one pass against their positions' bounds
-// (all_tuple_indices_legal), others a position at a time (its dimension's size a constant of the
+// (TupleBounds), others a position at a time (its dimension's size a constant of the
 // inner loop). Only once it finds a bad index, a row-major walk names the first.
 template <IndexElement I>
 void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, std::uint32_t r,
@@ -7878,10 +7888,11 @@ void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, 
     // Packed tuples (the usual layout): each run's m * length indices in one pass.
     std::array<IndexBounds<I>, kMaxRank> bounds{};
     for (std::uint32_t j = 0; j < m; ++j) bounds[j] = legal_index_bounds<I>(tuples.dim_size[j]);
-    bad = !all_runs_legal<3>(grid, indices.data(), m, [&bounds, m](const I* run, std::int64_t,
-                                                                  std::uint64_t n) {
-      return all_tuple_indices_legal(run, n, m, bounds.data());
-    });
+    const TupleBounds<I> legal(bounds.data(), m);
+    bad = !all_runs_legal<3>(grid, indices.data(), m,
+                             [&legal](const I* run, std::int64_t, std::uint64_t n) {
+                               return legal.all_legal(run, n);
+                             });
   } else {
     for (std::uint32_t j = 0; j < m && !bad; ++j) {
       const I* const column = indices.data() + static_cast<std::int64_t>(j) * tuples.coord_step;

@@ -144,7 +144,7 @@ inline IndexTuples gather_nd1_tuples(const Layout& indices, const Layout& input,
 // G10, a pass of its own that reads every index once and writes nothing: under IndexPolicy::Error
 // every index lies in the input dimension its tuple position addresses. Branch-free, in the index
 // type's own width: packed tuples in one pass against their positions' bounds
-// (all_tuple_indices_legal), others a position at a time (its dimension's size a constant of the
+// (TupleBounds), others a position at a time (its dimension's size a constant of the
 // inner loop). Only once it finds a bad index, a row-major walk names the first.
 template <IndexElement I>
 void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, std::uint32_t r,
@@ -158,10 +158,11 @@ void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, 
     // Packed tuples (the usual layout): each run's m * length indices in one pass.
     std::array<IndexBounds<I>, kMaxRank> bounds{};
     for (std::uint32_t j = 0; j < m; ++j) bounds[j] = legal_index_bounds<I>(tuples.dim_size[j]);
-    bad = !all_runs_legal<3>(grid, indices.data(), m, [&bounds, m](const I* run, std::int64_t,
-                                                                  std::uint64_t n) {
-      return all_tuple_indices_legal(run, n, m, bounds.data());
-    });
+    const TupleBounds<I> legal(bounds.data(), m);
+    bad = !all_runs_legal<3>(grid, indices.data(), m,
+                             [&legal](const I* run, std::int64_t, std::uint64_t n) {
+                               return legal.all_legal(run, n);
+                             });
   } else {
     for (std::uint32_t j = 0; j < m && !bad; ++j) {
       const I* const column = indices.data() + static_cast<std::int64_t>(j) * tuples.coord_step;
