@@ -330,11 +330,12 @@ TEST_CASE("fast GATHER_ND1: a bad index throws the golden loop's G10 error and w
   CHECK(std::all_of(out.begin(), out.end(), [](std::uint16_t v) { return v == 0xBEEF; }));
 }
 
-TEST_CASE_TEMPLATE("fast GATHER_ND1: packed tuples of two indices, a bad index in either place",
+TEST_CASE_TEMPLATE("fast GATHER_ND1: tuples of two indices, a bad index in either place",
                    I, std::int64_t, std::int32_t) {
-  // Input {7, 2, 3}, 40 tuples (a, b) read in one pass against sizes 7 and 2: 5 is legal for a
-  // and not for b, so a pass that paired an index with the wrong position's bounds would miss
-  // it. Bad tuples in the pass's first stretch, a later one and the tail; the output untouched.
+  // Input {7, 2, 3}, 40 tuples (a, b) against sizes 7 and 2: 5 is legal for a and not for b, so a
+  // check that paired an index with the wrong position's bounds would miss it. Packed tuples are
+  // read in one pass (bad tuples in its first stretch, a later one and the tail); tuples stored
+  // position by position (all a, then all b) a position at a time. The output stays untouched.
   const Sizes in_sizes = {7, 2, 3}, ix_sizes = {1, 40, 2}, out_sizes = {1, 40, 3};
   const std::vector<float> in = dmlref::test::distinct_buffer<float>(42);
   std::vector<I> ix(80);
@@ -368,18 +369,30 @@ TEST_CASE_TEMPLATE("fast GATHER_ND1: packed tuples of two indices, a bad index i
        "IndicesTensor[0,39,0] is -8 but InputTensor.Sizes[0] is 7; indices must lie in [-7, 6]"},
   };
 
-  for (const Bad& bad : bads) {
-    CAPTURE(bad.tuple);
-    std::vector<I> broken = ix;
-    broken[2 * bad.tuple + bad.place] = bad.value;
-    std::vector<float> out(120, -1.0f);
-    DMLREF_CHECK_ERROR(
-        (dmlref::gather_nd1<float, I>(input,
-                                      TensorView<const I>(broken.data(), Layout::packed(ix_sizes)),
-                                      TensorView<float>(out.data(), Layout::packed(out_sizes)), 3,
-                                      2, 0)),
-        dmlref::ErrorCode::G10, bad.message);
-    CHECK(std::all_of(out.begin(), out.end(), [](float v) { return v == -1.0f; }));
+  // Position by position: tuple t's index p at p * 40 + t.
+  const std::array<std::uint32_t, 3> by_position_sizes = {1, 40, 2};
+  const std::array<std::int64_t, 3> by_position_strides = {80, 1, 40};
+  const Layout by_position = Layout::strided(by_position_sizes, by_position_strides);
+  for (const bool packed : {true, false}) {
+    CAPTURE(packed);
+    for (const Bad& bad : bads) {
+      CAPTURE(bad.tuple);
+      std::vector<I> broken(80);
+      for (std::size_t t = 0; t < 40; ++t) {
+        for (std::size_t p = 0; p < 2; ++p) {
+          broken[packed ? 2 * t + p : p * 40 + t] = ix[2 * t + p];
+        }
+      }
+      broken[packed ? 2 * bad.tuple + bad.place : bad.place * 40 + bad.tuple] = bad.value;
+      const Layout layout = packed ? Layout::packed(ix_sizes) : by_position;
+      std::vector<float> out(120, -1.0f);
+      DMLREF_CHECK_ERROR(
+          (dmlref::gather_nd1<float, I>(input, TensorView<const I>(broken.data(), layout),
+                                        TensorView<float>(out.data(), Layout::packed(out_sizes)),
+                                        3, 2, 0)),
+          dmlref::ErrorCode::G10, bad.message);
+      CHECK(std::all_of(out.begin(), out.end(), [](float v) { return v == -1.0f; }));
+    }
   }
 }
 

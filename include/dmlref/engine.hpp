@@ -633,8 +633,7 @@ static_assert(std::is_trivially_copyable_v<IndexTuples>);
 // selects (the negative-index rule, then clamping under `clamp`) times its dimension's stride.
 // An index along a dimension of size 1 selects element 0 whatever its value (0 or -1 where proven
 // legal, anything clamped), so it is not read: tuples whose other indices are all 1 (an input
-// {1, 1, 1, rows, width}) take the one-index loop. Several indices are added one index at a time
-// over the whole chunk: loops with no inner loop.
+// {1, 1, 1, rows, width}) take the one-index loop.
 template <IndexElement I>
 void index_tuple_offsets(const void* context, std::int64_t first, std::int64_t step,
                          std::int64_t base, std::int64_t base_step, std::uint64_t count,
@@ -658,25 +657,21 @@ void index_tuple_offsets(const void* context, std::int64_t first, std::int64_t s
     }
     return;
   }
+  const std::array<std::uint64_t, kMaxRank> sizes = t.dim_size;
+  const std::array<std::int64_t, kMaxRank> strides = t.dim_stride;
+  const std::int64_t cstep = t.coord_step;
+  const bool clamped = t.clamp;
   for (std::uint64_t i = 0; i < count; ++i) {
-    offsets[i] = base + static_cast<std::int64_t>(i) * base_step;
-  }
-  for (std::uint32_t k = 0; k < reads; ++k) {
-    const std::uint32_t j = read[k];
-    const I* const index = t0 + static_cast<std::int64_t>(j) * t.coord_step;
-    const std::uint64_t size = t.dim_size[j];
-    const std::int64_t stride = t.dim_stride[j];
-    if (t.clamp) {
-      for (std::uint64_t i = 0; i < count; ++i) {
-        const auto ii = static_cast<std::int64_t>(i);
-        offsets[i] += static_cast<std::int64_t>(clamp_index(index[ii * step], size)) * stride;
-      }
-    } else {
-      for (std::uint64_t i = 0; i < count; ++i) {
-        const auto ii = static_cast<std::int64_t>(i);
-        offsets[i] += static_cast<std::int64_t>(wrap_index(index[ii * step], size)) * stride;
-      }
+    const auto ii = static_cast<std::int64_t>(i);
+    const I* const tuple = t0 + ii * step;
+    std::int64_t offset = base + ii * base_step;
+    for (std::uint32_t k = 0; k < reads; ++k) {
+      const std::uint32_t j = read[k];
+      const I value = tuple[static_cast<std::int64_t>(j) * cstep];
+      const std::uint64_t c = clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
+      offset += static_cast<std::int64_t>(c) * strides[j];
     }
+    offsets[i] = offset;
   }
 }
 

@@ -4915,8 +4915,7 @@ static_assert(std::is_trivially_copyable_v<IndexTuples>);
 // selects (the negative-index rule, then clamping under `clamp`) times its dimension's stride.
 // An index along a dimension of size 1 selects element 0 whatever its value (0 or -1 where proven
 // legal, anything clamped), so it is not read: tuples whose other indices are all 1 (an input
-// {1, 1, 1, rows, width}) take the one-index loop. Several indices are added one index at a time
-// over the whole chunk: loops with no inner loop.
+// {1, 1, 1, rows, width}) take the one-index loop.
 template <IndexElement I>
 void index_tuple_offsets(const void* context, std::int64_t first, std::int64_t step,
                          std::int64_t base, std::int64_t base_step, std::uint64_t count,
@@ -4940,25 +4939,21 @@ void index_tuple_offsets(const void* context, std::int64_t first, std::int64_t s
     }
     return;
   }
+  const std::array<std::uint64_t, kMaxRank> sizes = t.dim_size;
+  const std::array<std::int64_t, kMaxRank> strides = t.dim_stride;
+  const std::int64_t cstep = t.coord_step;
+  const bool clamped = t.clamp;
   for (std::uint64_t i = 0; i < count; ++i) {
-    offsets[i] = base + static_cast<std::int64_t>(i) * base_step;
-  }
-  for (std::uint32_t k = 0; k < reads; ++k) {
-    const std::uint32_t j = read[k];
-    const I* const index = t0 + static_cast<std::int64_t>(j) * t.coord_step;
-    const std::uint64_t size = t.dim_size[j];
-    const std::int64_t stride = t.dim_stride[j];
-    if (t.clamp) {
-      for (std::uint64_t i = 0; i < count; ++i) {
-        const auto ii = static_cast<std::int64_t>(i);
-        offsets[i] += static_cast<std::int64_t>(clamp_index(index[ii * step], size)) * stride;
-      }
-    } else {
-      for (std::uint64_t i = 0; i < count; ++i) {
-        const auto ii = static_cast<std::int64_t>(i);
-        offsets[i] += static_cast<std::int64_t>(wrap_index(index[ii * step], size)) * stride;
-      }
+    const auto ii = static_cast<std::int64_t>(i);
+    const I* const tuple = t0 + ii * step;
+    std::int64_t offset = base + ii * base_step;
+    for (std::uint32_t k = 0; k < reads; ++k) {
+      const std::uint32_t j = read[k];
+      const I value = tuple[static_cast<std::int64_t>(j) * cstep];
+      const std::uint64_t c = clamped ? clamp_index(value, sizes[j]) : wrap_index(value, sizes[j]);
+      offset += static_cast<std::int64_t>(c) * strides[j];
     }
+    offsets[i] = offset;
   }
 }
 
@@ -7883,20 +7878,25 @@ void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, 
   const IndexTuples tuples = gather_nd1_tuples(indices.layout(), input, r, b, policy, nullptr);
   const CopyPlan grid = gather_nd1_tuple_grid(indices.layout(), input, nullptr, r, q, b, 0);
   const std::uint32_t m = tuples.coords;
+  const bool packed = m > 1 && tuples.coord_step == 1 && grid.inner_stride(0) == m;
+  std::array<IndexBounds<I>, kMaxRank> bounds{};
+  for (std::uint32_t j = 0; j < m; ++j) bounds[j] = legal_index_bounds<I>(tuples.dim_size[j]);
+  const TupleBounds<I> tuple_bounds(bounds.data(), packed ? m : 1);
+  IndexBounds<I> position_bounds = bounds[0];
+  // One check for both layouts (one lambda type), so the walk compiles once per index type.
+  const auto legal = [&](const I* run, std::int64_t step, std::uint64_t n) {
+    return packed ? tuple_bounds.all_legal(run, n)
+                  : all_indices_legal(run, step, n, position_bounds);
+  };
   bool bad = false;
-  if (m > 1 && tuples.coord_step == 1 && grid.inner_stride(0) == m) {
+  if (packed) {
     // Packed tuples (the usual layout): each run's m * length indices in one pass.
-    std::array<IndexBounds<I>, kMaxRank> bounds{};
-    for (std::uint32_t j = 0; j < m; ++j) bounds[j] = legal_index_bounds<I>(tuples.dim_size[j]);
-    const TupleBounds<I> legal(bounds.data(), m);
-    bad = !all_runs_legal<3>(grid, indices.data(), m,
-                             [&legal](const I* run, std::int64_t, std::uint64_t n) {
-                               return legal.all_legal(run, n);
-                             });
+    bad = !all_runs_legal<3>(grid, indices.data(), m, legal);
   } else {
     for (std::uint32_t j = 0; j < m && !bad; ++j) {
+      position_bounds = bounds[j];
       const I* const column = indices.data() + static_cast<std::int64_t>(j) * tuples.coord_step;
-      bad = !all_run_indices_legal<3>(grid, column, legal_index_bounds<I>(tuples.dim_size[j]));
+      bad = !all_runs_legal<3>(grid, column, 1, legal);
     }
   }
   if (!bad) return;

@@ -153,20 +153,25 @@ void check_gather_nd1_indices(TensorView<const I> indices, const Layout& input, 
   const IndexTuples tuples = gather_nd1_tuples(indices.layout(), input, r, b, policy, nullptr);
   const CopyPlan grid = gather_nd1_tuple_grid(indices.layout(), input, nullptr, r, q, b, 0);
   const std::uint32_t m = tuples.coords;
+  const bool packed = m > 1 && tuples.coord_step == 1 && grid.inner_stride(0) == m;
+  std::array<IndexBounds<I>, kMaxRank> bounds{};
+  for (std::uint32_t j = 0; j < m; ++j) bounds[j] = legal_index_bounds<I>(tuples.dim_size[j]);
+  const TupleBounds<I> tuple_bounds(bounds.data(), packed ? m : 1);
+  IndexBounds<I> position_bounds = bounds[0];
+  // One check for both layouts (one lambda type), so the walk compiles once per index type.
+  const auto legal = [&](const I* run, std::int64_t step, std::uint64_t n) {
+    return packed ? tuple_bounds.all_legal(run, n)
+                  : all_indices_legal(run, step, n, position_bounds);
+  };
   bool bad = false;
-  if (m > 1 && tuples.coord_step == 1 && grid.inner_stride(0) == m) {
+  if (packed) {
     // Packed tuples (the usual layout): each run's m * length indices in one pass.
-    std::array<IndexBounds<I>, kMaxRank> bounds{};
-    for (std::uint32_t j = 0; j < m; ++j) bounds[j] = legal_index_bounds<I>(tuples.dim_size[j]);
-    const TupleBounds<I> legal(bounds.data(), m);
-    bad = !all_runs_legal<3>(grid, indices.data(), m,
-                             [&legal](const I* run, std::int64_t, std::uint64_t n) {
-                               return legal.all_legal(run, n);
-                             });
+    bad = !all_runs_legal<3>(grid, indices.data(), m, legal);
   } else {
     for (std::uint32_t j = 0; j < m && !bad; ++j) {
+      position_bounds = bounds[j];
       const I* const column = indices.data() + static_cast<std::int64_t>(j) * tuples.coord_step;
-      bad = !all_run_indices_legal<3>(grid, column, legal_index_bounds<I>(tuples.dim_size[j]));
+      bad = !all_runs_legal<3>(grid, column, 1, legal);
     }
   }
   if (!bad) return;
