@@ -4908,25 +4908,26 @@ struct IndexTuples {
   std::uint32_t coords = 0;
   std::int64_t coord_step = 0;
   bool clamp = false;  // IndexPolicy::Clamp; otherwise every index was proven in range
+  // The positions whose dimension has more than 1 element, the only indices that move a row: one
+  // along a dimension of size 1 selects element 0 whatever its value (0 or -1 where proven legal,
+  // anything clamped), so it is not read.
+  std::array<std::uint32_t, kMaxRank> selecting{};
+  std::uint32_t selecting_count = 0;
 };
 static_assert(std::is_trivially_copyable_v<IndexTuples>);
 
-// The RowOffsetsFn of tuples of I indices: each row's base offset plus, per index, the element it
-// selects (the negative-index rule, then clamping under `clamp`) times its dimension's stride.
-// An index along a dimension of size 1 selects element 0 whatever its value (0 or -1 where proven
-// legal, anything clamped), so it is not read: tuples whose other indices are all 1 (an input
-// {1, 1, 1, rows, width}) take the one-index loop.
+// The RowOffsetsFn of tuples of I indices: each row's base offset plus, per selecting index, the
+// element it selects (the negative-index rule, then clamping under `clamp`) times its dimension's
+// stride. Tuples with one selecting index (an input {1, 1, 1, rows, width} too) take the loop
+// with no inner loop.
 template <IndexElement I>
 void index_tuple_offsets(const void* context, std::int64_t first, std::int64_t step,
                          std::int64_t base, std::int64_t base_step, std::uint64_t count,
                          std::int64_t* offsets) {
   const IndexTuples& t = *static_cast<const IndexTuples*>(context);
   const I* const t0 = static_cast<const I*>(t.indices) + first;
-  std::array<std::uint32_t, kMaxRank> read{};  // the indices that select: dimensions above 1
-  std::uint32_t reads = 0;
-  for (std::uint32_t j = 0; j < t.coords; ++j) {
-    if (t.dim_size[j] != 1) read[reads++] = j;
-  }
+  const std::array<std::uint32_t, kMaxRank> read = t.selecting;
+  const std::uint32_t reads = t.selecting_count;
   if (reads == 1 && !t.clamp) {  // the common shape: a loop with no inner loop
     const std::uint32_t j = read[0];
     const I* const index = t0 + static_cast<std::int64_t>(j) * t.coord_step;
@@ -5058,32 +5059,44 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
 
 // ---- index passes ------------------------------------------------------------------------------
 
-// True when `run_legal(first, step, length)` holds for every run of operand 0 of `plan` from
-// `base`, each position of the plan holding `per_position` indices: the branch-free part of the
-// SC8 and G10 passes, a run at a time. On the engine's threads when the indices are large (parts
-// of the plan, for_each_plan_part): the pass reads every index and writes nothing, and only says
-// whether one is out of bounds.
-template <std::size_t N, IndexElement I, class RunLegal>
-bool all_runs_legal(const CopyPlan& plan, const I* base, std::uint64_t per_position,
-                    RunLegal run_legal) {
+// True when `run_passes(first, step, length)` holds for every run of `plan`, given each operand's
+// first offset and step in the run: the frame of the SC8 and G10 passes, a run at a time. On the
+// engine's threads when the plan moves at least `bytes` bytes (parts of the plan,
+// for_each_plan_part): a pass reads every index and only says whether one is out of bounds.
+template <std::size_t N, class RunPasses>
+bool every_run_passes(const CopyPlan& plan, std::uint64_t bytes, RunPasses run_passes) {
   if (plan.operand_count != N) {
-    fail(ErrorCode::InvalidOption, "all_runs_legal: the plan has ", plan.operand_count,
+    fail(ErrorCode::InvalidOption, "every_run_passes: the plan has ", plan.operand_count,
          " operands but ", N, " offsets were asked for");
   }
   std::atomic<bool> any_bad{false};
-  const std::uint64_t bytes = plan.run_count() * plan.inner_size() * per_position * sizeof(I);
   for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& at) {
     // The part's own runs: a split of the innermost dimension shortens them.
     const std::uint64_t run = part.inner_size();
-    const std::int64_t step = part.inner_stride(0);
+    std::array<std::int64_t, N> step{};
+    for (std::size_t k = 0; k < N; ++k) step[k] = part.inner_stride(k);
     bool bad = false;
-    const I* const first = base + at[0];
-    walk_runs<N>(part, [&bad, first, step, run, &run_legal](const std::array<std::int64_t, N>& o) {
-      bad = bad || !run_legal(first + o[0], step, run);
+    walk_runs<N>(part, [&](const std::array<std::int64_t, N>& o) {
+      std::array<std::int64_t, N> first{};
+      for (std::size_t k = 0; k < N; ++k) first[k] = at[k] + o[k];
+      bad = bad || !run_passes(first, step, run);
     });
     if (bad) any_bad.store(true, std::memory_order_relaxed);
   });
   return !any_bad.load(std::memory_order_relaxed);
+}
+
+// True when `run_legal(first, step, length)` holds for every run of operand 0 of `plan` from
+// `base`, each position of the plan holding `per_position` indices.
+template <std::size_t N, IndexElement I, class RunLegal>
+bool all_runs_legal(const CopyPlan& plan, const I* base, std::uint64_t per_position,
+                    RunLegal run_legal) {
+  const std::uint64_t bytes = plan.run_count() * plan.inner_size() * per_position * sizeof(I);
+  using Offsets = std::array<std::int64_t, N>;
+  return every_run_passes<N>(plan, bytes, [base, &run_legal](const Offsets& first,
+                                                           const Offsets& step, std::uint64_t run) {
+    return run_legal(base + first[0], step[0], run);
+  });
 }
 
 // True when every index operand 0 of `plan` reaches from `base` lies within `bounds`
@@ -5232,18 +5245,12 @@ bool check_and_narrow_indices(const Layout& indices, const Layout& stored, const
                                                                   into->layout.strides};
   const CopyPlan plan = make_copy_plan(stored.size_span(), strides);
   auto* const places = static_cast<std::uint16_t*>(into->memory.data());
-  std::atomic<bool> any_bad{false};
-  for_each_plan_part(plan, count * sizeof(I), [&](const CopyPlan& part, const PlanBase& at) {
-    const std::uint64_t run = part.inner_size();
-    const std::int64_t si = part.inner_stride(0), sp = part.inner_stride(1);
-    bool bad = false;
-    walk_runs<2>(part, [&](const std::array<std::int64_t, 2>& o) {
-      bad = bad || !narrow_index_run(data + (at[0] + o[0]), si, places + (at[1] + o[1]), sp, run,
-                                     bounds, n);
-    });
-    if (bad) any_bad.store(true, std::memory_order_relaxed);
+  const bool legal = every_run_passes<2>(plan, count * sizeof(I), [&](
+      const std::array<std::int64_t, 2>& first, const std::array<std::int64_t, 2>& step,
+      std::uint64_t run) {
+    return narrow_index_run(data + first[0], step[0], places + first[1], step[1], run, bounds, n);
   });
-  if (any_bad.load(std::memory_order_relaxed)) return false;
+  if (!legal) return false;
   into->places = places;
   return true;
 }
@@ -7860,6 +7867,7 @@ inline IndexTuples gather_nd1_tuples(const Layout& indices, const Layout& input,
   for (std::uint32_t j = 0; j < tuples.coords; ++j) {
     tuples.dim_size[j] = input.sizes[rank - r + b + j];
     tuples.dim_stride[j] = input.strides[rank - r + b + j];
+    if (tuples.dim_size[j] != 1) tuples.selecting[tuples.selecting_count++] = j;
   }
   tuples.coord_step = indices.strides[rank - 1];
   tuples.clamp = policy == IndexPolicy::Clamp;

@@ -135,6 +135,7 @@ inline IndexTuples gather_nd1_tuples(const Layout& indices, const Layout& input,
   for (std::uint32_t j = 0; j < tuples.coords; ++j) {
     tuples.dim_size[j] = input.sizes[rank - r + b + j];
     tuples.dim_stride[j] = input.strides[rank - r + b + j];
+    if (tuples.dim_size[j] != 1) tuples.selecting[tuples.selecting_count++] = j;
   }
   tuples.coord_step = indices.strides[rank - 1];
   tuples.clamp = policy == IndexPolicy::Clamp;
