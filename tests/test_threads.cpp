@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -344,9 +345,19 @@ TEST_CASE("threads: SCATTER from four calling threads at once, each taking scrat
       if (!same_buffers(golden, fast)) ++wrong;
     }
   };
+  // And a fifth thread frees the kept block while they run (release_scratch_memory).
+  std::atomic<bool> done{false};
+  std::thread releaser([&done] {
+    while (!done.load()) {
+      release_scratch_memory();
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  });
   std::vector<std::thread> callers;
   for (unsigned k = 0; k < 4; ++k) callers.emplace_back(caller, 500u + k);
   for (std::thread& t : callers) t.join();
+  done = true;
+  releaser.join();
   CHECK(wrong.load() == 0);
 }
 

@@ -1952,4 +1952,7 @@ NB_MODULE(_dmlref, m) {
         "0 restores the default: DMLREF_NUM_THREADS, else every CPU this process may use.\n"
         "Results are the same bit for bit on any count.");
   m.def("get_num_threads", &dmlref::get_num_threads, "The threads large calls use now.");
+  m.def("release_scratch_memory", &dmlref::release_scratch_memory,
+        "Frees the scratch memory the operators keep between calls (at most 256 MiB: the places\n"
+        "of the largest SCATTER so far); the next call that needs it allocates it again.");
 }

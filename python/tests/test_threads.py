@@ -48,3 +48,19 @@ def test_large_calls_equal_on_one_and_three_threads(default_threads):
     np.testing.assert_array_equal(results[0][1], x[rows[:, 0]])
     # Equal on both counts is not enough: the reversal must also be the right one.
     np.testing.assert_array_equal(results[0][2], np.concatenate([x[699::-1], x[700:]]))
+
+
+def test_release_scratch_memory_between_calls(default_threads):
+    # 64 Ki indices: SCATTER keeps their places in the scratch memory it keeps between calls.
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((64, 1024)).astype(np.float32)
+    perm = np.argsort(rng.random(x.shape), axis=1)
+    updates = rng.standard_normal(x.shape).astype(np.float32)
+    expected = x.copy()
+    np.put_along_axis(expected, perm, updates, axis=1)
+    for threads in (1, 2):
+        dmlref.set_num_threads(threads)
+        np.testing.assert_array_equal(dmlref.scatter(x, perm, updates, axis=1), expected)
+        dmlref.release_scratch_memory()
+        dmlref.release_scratch_memory()  # nothing kept: nothing to do
+        np.testing.assert_array_equal(dmlref.scatter(x, perm, updates, axis=1), expected)
