@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """The speed table side by side: dmlref (the Python module), numpy and PyTorch on the same
-float32 shapes, each as a ratio to its own library's copy of the output bytes (numpy.copyto,
+shapes, each as a ratio to its own library's copy of the output bytes (numpy.copyto,
 torch.Tensor.copy_) timed in the same process, in alternating rounds (the fastest round of each).
 dmlref is compared with numpy.copyto. Every library writes into preallocated outputs.
 
-    python3 bench/peers.py [--mib 16 256] [--threads 1 all] [--rounds 5]
+    python3 bench/peers.py [--mib 16 256] [--threads 1 all] [--rounds 5] [--dtype float32]
 
 Run it pinned to one core for one-thread figures (`taskset -c 0 python3 bench/peers.py --threads
 1`). `--threads 1` sets DMLREF_NUM_THREADS, torch.set_num_threads and the BLAS thread variables
-to 1; `all` leaves every library its default. Needs numpy and torch beside dmlref.
+to 1; `all` leaves every library its default. `--dtype` picks the element type (float32 by default;
+rows "of 64 B" stay 64 bytes). Needs numpy and torch beside dmlref.
 """
 import argparse
 import os
@@ -22,6 +23,7 @@ def parse():
     p.add_argument("--threads", choices=["1", "all"], default="all")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--only", default="", help="run the cases whose name contains this")
+    p.add_argument("--dtype", default="float32", help="the elements' numpy dtype")
     return p.parse_args()
 
 
@@ -37,6 +39,17 @@ import dmlref  # noqa: E402
 
 if ARGS.threads == "1":
     torch.set_num_threads(1)
+
+
+DTYPE = np.dtype(ARGS.dtype)
+ROW64 = 64 // DTYPE.itemsize  # elements in a row of 64 bytes (16 float32)
+
+
+def data(rng, shape):
+    """Random elements of DTYPE."""
+    if DTYPE.kind == "f":
+        return rng.standard_normal(shape).astype(DTYPE)
+    return rng.integers(0, 100, shape).astype(DTYPE)
 
 
 def best(f, calls):
@@ -78,8 +91,8 @@ def entry(dml, numpy_op, torch_op, np_out, torch_out):
 
 
 def join_axis0(n, rng):
-    a = rng.standard_normal((n // 2048, 1024), dtype=np.float32)
-    o = np.empty((a.shape[0] * 2, 1024), np.float32)
+    a = data(rng, (n // 2048, 1024))
+    o = np.empty((a.shape[0] * 2, 1024), DTYPE)
     ta, to = torch.from_numpy(a), torch.from_numpy(np.empty_like(o))
     return entry(lambda: dmlref.join([a, a], axis=0, out=o),
                  lambda: np.concatenate([a, a], axis=0, out=o),
@@ -87,8 +100,8 @@ def join_axis0(n, rng):
 
 
 def join_rows64(n, rng):
-    pieces = [rng.standard_normal((n // 64, 16), dtype=np.float32) for _ in range(4)]
-    w = np.empty((n // 64, 64), np.float32)
+    pieces = [data(rng, (n // (4 * ROW64), ROW64)) for _ in range(4)]
+    w = np.empty((n // (4 * ROW64), 4 * ROW64), DTYPE)
     tp, tw = [torch.from_numpy(p) for p in pieces], torch.from_numpy(np.empty_like(w))
     return entry(lambda: dmlref.join(pieces, axis=1, out=w),
                  lambda: np.concatenate(pieces, axis=1, out=w),
@@ -96,20 +109,21 @@ def join_rows64(n, rng):
 
 
 def split_rows64(n, rng):
-    whole = rng.standard_normal((n // 64, 64), dtype=np.float32)
-    outs = [np.empty((n // 64, 16), np.float32) for _ in range(4)]
+    rows, k = n // (4 * ROW64), ROW64
+    whole = data(rng, (rows, 4 * k))
+    outs = [np.empty((rows, k), DTYPE) for _ in range(4)]
     tw = torch.from_numpy(whole)
-    touts = [torch.from_numpy(np.empty((n // 64, 16), np.float32)) for _ in range(4)]
+    touts = [torch.from_numpy(np.empty((rows, k), DTYPE)) for _ in range(4)]
 
     def np_split():
         for i, p in enumerate(outs):
-            np.copyto(p, whole[:, 16 * i:16 * i + 16])
+            np.copyto(p, whole[:, k * i:k * i + k])
 
     def torch_split():
         for i, p in enumerate(touts):
-            p.copy_(tw[:, 16 * i:16 * i + 16])
+            p.copy_(tw[:, k * i:k * i + k])
 
-    pieces = [np.empty((n // 64, 16), np.float32) for _ in range(4)]
+    pieces = [np.empty((rows, k), DTYPE) for _ in range(4)]
     return {"dmlref": (lambda: dmlref.split(whole, 4, axis=1, out=pieces), np_copy(whole)),
             "numpy": (np_split, np_copy(whole)),
             "torch": (torch_split, torch_copy(torch.from_numpy(np.empty_like(whole))))}
@@ -117,8 +131,8 @@ def split_rows64(n, rng):
 
 def transposed(n, rng):
     tr = 4096 if n <= (4 << 20) else 16384
-    stored = rng.standard_normal((n // tr, tr), dtype=np.float32)  # the copy's source, stored
-    out = np.empty((tr, n // tr), np.float32)
+    stored = data(rng, (n // tr, tr))  # the copy's source, stored
+    out = np.empty((tr, n // tr), DTYPE)
     ts, tt = torch.from_numpy(stored), torch.from_numpy(np.empty_like(out))
     return entry(lambda: dmlref.join([stored.T], axis=1, out=out),
                  lambda: np.copyto(out, stored.T), lambda: tt.copy_(ts.t()), out, tt)
@@ -127,7 +141,7 @@ def transposed(n, rng):
 def rows_1024(n, rng):
     """A random (n // 1024, 1024) input, a numpy output like it, and both for torch (the torch
     output an array of its own)."""
-    x = rng.standard_normal((n // 1024, 1024), dtype=np.float32)
+    x = data(rng, (n // 1024, 1024))
     return x, np.empty_like(x), torch.from_numpy(x), torch.from_numpy(np.empty_like(x))
 
 
@@ -157,9 +171,9 @@ def reverse_random(n, rng, axis):
 
 
 def gather(n, rng, row_bytes):
-    width = row_bytes // 4
+    width = row_bytes // DTYPE.itemsize
     count = n // width
-    table = rng.standard_normal((count, width), dtype=np.float32)
+    table = data(rng, (count, width))
     picks = rng.integers(0, count, (count, 1), dtype=np.int64)
     g = np.empty_like(table)
     tt, tg = torch.from_numpy(table), torch.from_numpy(np.empty_like(table))
@@ -172,7 +186,7 @@ def gather(n, rng, row_bytes):
 def scatter(n, rng):
     x, xo, tx, txo = rows_1024(n, rng)
     perm = np.argsort(rng.random(x.shape), axis=1).astype(np.int64)
-    upd = rng.standard_normal(x.shape, dtype=np.float32)
+    upd = data(rng, x.shape)
     tperm, tupd = torch.from_numpy(perm), torch.from_numpy(upd)
 
     def np_scatter():
@@ -187,7 +201,7 @@ def scatter(n, rng):
                  torch_scatter, xo, txo)
 
 
-# The table's rows: name -> its builder (n float32 elements of output, a numpy Generator), each
+# The table's rows: name -> its builder (n elements of output, a numpy Generator), each
 # built only when it runs, so one case's arrays are in memory at a time.
 CASES = [
     ("JOIN axis 0", join_axis0),
@@ -206,14 +220,14 @@ CASES = [
 
 def main():
     rng = np.random.default_rng(36)
-    print(f"threads: {ARGS.threads} (dmlref {dmlref.get_num_threads()}, torch "
+    print(f"{DTYPE}, threads: {ARGS.threads} (dmlref {dmlref.get_num_threads()}, torch "
           f"{torch.get_num_threads()}); numpy {np.__version__}, torch {torch.__version__}")
     for mib in ARGS.mib:
         print(f"\n{mib} MiB, ratio to the library's own copy of the output bytes:")
         for name, build in CASES:
             if ARGS.only and ARGS.only not in name:
                 continue
-            libs = build((mib << 20) // 4, rng)
+            libs = build((mib << 20) // DTYPE.itemsize, rng)
             got = {lib: ratio(op, copy, ARGS.rounds) for lib, (op, copy) in libs.items()}
             del libs
             peer = max(("numpy", "torch"), key=lambda k: got[k])
