@@ -44,12 +44,14 @@ case "$mode" in
       -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DDMLREF_BUILD_TESTS=ON \
       -DDMLREF_BUILD_BENCHMARKS=OFF -DDMLREF_BUILD_EXAMPLES=OFF -DDMLREF_BUILD_TOOLS=OFF \
       -DDMLREF_BUILD_CUDA_TESTS=OFF -DDMLREF_INSTALL=OFF
-    cmake --build "$dir" -j "$(dmlref_jobs)" --target test_threads test_fastpath
+    cmake --build "$dir" -j "$(dmlref_jobs)" --target test_threads test_fastpath test_ops
     export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
     timeout 600 "$dir/tests/test_threads"
-    # Every fast path's proof against the golden loops, each call cut into uneven parts on the
-    # engine's threads (tests/test_fastpath_threads.cpp): about 20 s under TSan.
+    # Every fast path's proof against the golden loops, and every operator test (canaries, hostile
+    # input, spec rules), each call cut into uneven parts on the engine's threads
+    # (tests/test_main.cpp): about 20 s and 10 s under TSan.
     DMLREF_TEST_SPLIT=1 DMLREF_NUM_THREADS=3 timeout 600 "$dir/tests/test_fastpath"
+    DMLREF_TEST_SPLIT=1 DMLREF_NUM_THREADS=3 timeout 600 "$dir/tests/test_ops"
     exit 0
     ;;
   *) echo "usage: scripts/test.sh [--sanitize | --thread]" >&2; exit 2 ;;
