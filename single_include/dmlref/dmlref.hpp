@@ -5067,7 +5067,8 @@ void scatter_elements(const ElementScatter& plan, const W* src, W* dst,
 // True when `run_passes(first, step, length)` holds for every run of `plan`, given each operand's
 // first offset and step in the run: the frame of the SC8 and G10 passes, a run at a time. On the
 // engine's threads when the plan moves at least `bytes` bytes (parts of the plan,
-// for_each_plan_part): a pass reads every index and only says whether one is out of bounds.
+// for_each_plan_part): a pass reads every index and says whether one is out of bounds, writing
+// nothing but what it keeps of them (SCATTER's places).
 template <std::size_t N, class RunPasses>
 bool every_run_passes(const CopyPlan& plan, std::uint64_t bytes, RunPasses run_passes) {
   if (plan.operand_count != N) {
@@ -5116,17 +5117,21 @@ bool all_run_indices_legal(const CopyPlan& plan, const I* base, IndexBounds<I> b
 
 // ---- scratch memory kept between calls -------------------------------------------------------
 
-// Memory one call needs for itself (SCATTER's narrowed places, REVERSE_SUBSEQUENCES' tiles), kept
-// between calls up to kKeptScratchBytes. Fresh memory costs a page fault per 4 KiB on first touch
-// (about 2 us each on the 2-core host of bench/README.md, so 4 ms for 8 MiB: more than SCATTER's
-// narrowed pass saves), and allocators differ in whether they hand it back to the system at once.
-// One block is kept: a call (or a thread of one) takes it, or allocates its own where another
-// holds it or it is too small, and gives back the larger. Blocks of 4 MiB and more come in whole
-// 2 MiB pages where Linux offers them (transparent huge pages, asked for by madvise): one fault
-// per 2 MiB (128 MiB touched in 6 ms on that host, against 59 ms in 4 KiB pages). Even so, fresh
-// memory for each call made SCATTER of 256 MiB on two threads as slow as on one in half the runs
-// there (the faults' zeroing, 14% of the time): the block SCATTER's largest places need (up to
-// kKeptScratchBytes) stays, until exit or release_scratch_memory().
+// The most scratch memory kept between calls (Scratch): SCATTER's largest places.
+inline constexpr std::size_t kMaxKeptScratchBytes = std::size_t{256} << 20;
+
+// Memory one call needs for itself (SCATTER's narrowed places, REVERSE_SUBSEQUENCES' tiles),
+// kept between calls up to kMaxKeptScratchBytes. Fresh memory costs a page fault per 4 KiB on
+// first touch (about 2 us each on the 2-core host of bench/README.md, so 4 ms for 8 MiB: more
+// than SCATTER's narrowed pass saves), and allocators differ in whether they hand it back to the
+// system at once. One block is kept: a call (or a thread of one) takes it, or allocates its own
+// where another holds it or it is too small, and gives back the larger. Blocks of 4 MiB and more
+// come in whole 2 MiB pages where Linux offers them (transparent huge pages, asked for by
+// madvise): one fault per 2 MiB (128 MiB touched in 6 ms on that host, against 59 ms in 4 KiB
+// pages). Even so, fresh memory for each call made SCATTER of 256 MiB on two threads as slow as
+// on one in half the runs there (the faults' zeroing, 14% of the time): the block SCATTER's
+// largest places need (up to kMaxKeptScratchBytes) stays, until exit or
+// release_scratch_memory().
 class Scratch {
  public:
   Scratch() = default;
@@ -5141,7 +5146,7 @@ class Scratch {
     block_ = kept().exchange(nullptr, std::memory_order_acquire);
     if (block_ != nullptr && block_->bytes >= bytes) return true;
     give_back();
-    block_ = new (std::nothrow) Block{bytes, bytes >= kHugePagesFrom};
+    block_ = new (std::nothrow) Block(bytes);
     if (block_ != nullptr && block_->data == nullptr) {
       delete block_;
       block_ = nullptr;
@@ -5157,13 +5162,12 @@ class Scratch {
 
  private:
   struct Block {
-    Block(std::size_t size, [[maybe_unused]] bool huge_pages) noexcept : bytes(size) {
+    explicit Block(std::size_t size) noexcept : bytes(size) {
 #if defined(__linux__)
-      if (huge_pages) {
+      if (in_huge_pages()) {
         constexpr std::size_t kHugePage = std::size_t{2} << 20;
         const std::size_t whole = (size + kHugePage - 1) / kHugePage * kHugePage;
         data = std::aligned_alloc(kHugePage, whole);
-        huge = true;
         if (data != nullptr) ::madvise(data, whole, MADV_HUGEPAGE);  // a hint: failure is fine
         return;
       }
@@ -5173,15 +5177,21 @@ class Scratch {
     Block(const Block&) = delete;
     Block& operator=(const Block&) = delete;
     ~Block() {
-      if (huge) {
-        std::free(data);
+      if (in_huge_pages()) {
+        std::free(data);  // from aligned_alloc
       } else {
         delete[] static_cast<std::uint64_t*>(data);
       }
     }
+    bool in_huge_pages() const noexcept {
+#if defined(__linux__)
+      return bytes >= kHugePagesFrom;
+#else
+      return false;
+#endif
+    }
     std::size_t bytes;
     void* data = nullptr;
-    bool huge = false;  // from aligned_alloc, so freed by free
   };
   // The kept block, freed at exit.
   struct Kept {
@@ -5197,7 +5207,7 @@ class Scratch {
     if (b == nullptr) return;
     // b's size is read before it is given: once kept, another thread may take it and free it.
     const std::size_t bytes = b->bytes;
-    if (bytes <= kKeptScratchBytes) {
+    if (bytes <= kMaxKeptScratchBytes) {
       Block* other = kept().exchange(b, std::memory_order_acq_rel);
       if (other != nullptr && other->bytes > bytes) other = kept().exchange(other);
       delete other;
@@ -5205,8 +5215,6 @@ class Scratch {
       delete b;
     }
   }
-  // Up to SCATTER's largest places (kNarrowMaxIndices of 2 bytes).
-  static constexpr std::size_t kKeptScratchBytes = std::size_t{256} << 20;
   static constexpr std::size_t kHugePagesFrom = std::size_t{4} << 20;
   Block* block_ = nullptr;
 };
@@ -5244,8 +5252,8 @@ inline constexpr std::uint32_t kNarrowMaxAxis = 65536;
 inline constexpr std::uint64_t kNarrowMinIndices = 4096;
 inline std::uint64_t narrow_min_indices = kNarrowMinIndices;
 // More are checked by the plain pass too, so that the places (2 bytes per index, at most half
-// the indices' own bytes) never take more than 256 MiB, the most Scratch keeps.
-inline constexpr std::uint64_t kNarrowMaxIndices = std::uint64_t{128} << 20;
+// the indices' own bytes) never outgrow the most Scratch keeps.
+inline constexpr std::uint64_t kNarrowMaxIndices = kMaxKeptScratchBytes / sizeof(std::uint16_t);
 
 // Checks `count` indices run[i * step] against `bounds` (the legal range for an axis of n) and
 // writes each one's place to places[i * place_step]: for u = v - lo (wrapping), u - n where
