@@ -9,8 +9,8 @@
 #   scripts/test.sh --sanitize   clang++ with AddressSanitizer + UBSan, build-sanitize/
 #   scripts/test.sh --thread     clang++ with ThreadSanitizer, build-thread/: test_threads
 #                                (every operator split on 1, 2, 3 and 8 threads, and several
-#                                calling threads at once), then test_fastpath with every call
-#                                split on 3 threads; each bounded in time
+#                                calling threads at once), then test_fastpath and test_ops with
+#                                every call split on 3 threads; each bounded in time
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -49,7 +49,7 @@ case "$mode" in
     timeout 600 "$dir/tests/test_threads"
     # Every fast path's proof against the golden loops, and every operator test (canaries, hostile
     # input, spec rules), each call cut into uneven parts on the engine's threads
-    # (tests/test_main.cpp): about 20 s and 10 s under TSan.
+    # (tests/test_main.cpp): about 20 s and 2 s under TSan.
     DMLREF_TEST_SPLIT=1 DMLREF_NUM_THREADS=3 timeout 600 "$dir/tests/test_fastpath"
     DMLREF_TEST_SPLIT=1 DMLREF_NUM_THREADS=3 timeout 600 "$dir/tests/test_ops"
     exit 0

@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -650,16 +649,14 @@ TEST_CASE("canary: REVERSE_SUBSEQUENCES leaves every byte untouched when any rul
 TEST_CASE("threads: test_ops runs split as DMLREF_TEST_SPLIT asks") {
   // With DMLREF_TEST_SPLIT (test_main.cpp), a JOIN of 64 bytes reaches the engine's threads
   // wherever more than one is asked for: the canaries above then hold on split calls too.
-  const bool split_everything = std::getenv("DMLREF_TEST_SPLIT") != nullptr;
-  CHECK((detail::parallel_min_bytes == 1) == split_everything);
+  CHECK((detail::parallel_min_bytes == 1) == test::runs_split());
   const std::vector<std::uint8_t> a = test::distinct_buffer<std::uint8_t>(32);
   const std::vector<std::uint8_t> b = test::distinct_buffer<std::uint8_t>(32, 100);
   std::vector<std::uint8_t> out(64);
   const TensorView<const std::uint8_t> pieces[] = {{a.data(), {8, 4}}, {b.data(), {8, 4}}};
-  const std::uint64_t before = detail::ThreadPool::instance().calls();
-  join<std::uint8_t>(pieces, TensorView<std::uint8_t>(out.data(), {8, 8}), 1);
-  CHECK((detail::ThreadPool::instance().calls() > before) ==
-        (split_everything && get_num_threads() > 1));
+  CHECK(test::reaches_thread_pool([&] {
+          join<std::uint8_t>(pieces, TensorView<std::uint8_t>(out.data(), {8, 8}), 1);
+        }) == (test::runs_split() && get_num_threads() > 1));
   for (std::size_t r = 0; r < 8; ++r) {
     for (std::size_t c = 0; c < 8; ++c) {
       CHECK(out[r * 8 + c] == (c < 4 ? a[r * 4 + c] : b[r * 4 + c - 4]));

@@ -22,6 +22,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -38,6 +39,18 @@
 #define DMLREF_INDEX_TYPES std::int64_t, std::int32_t, std::uint64_t, std::uint32_t
 
 namespace dmlref::test {
+
+// Whether DMLREF_TEST_SPLIT asks this program to run split: tests/test_main.cpp then lowers the
+// engine's thresholds so that every call is cut into parts on DMLREF_NUM_THREADS threads.
+inline bool runs_split() { return std::getenv("DMLREF_TEST_SPLIT") != nullptr; }
+
+// Whether `call` ran on the engine's threads (a run that never split proves nothing about them).
+template <class F>
+bool reaches_thread_pool(F&& call) {
+  const std::uint64_t before = detail::ThreadPool::instance().calls();
+  call();
+  return detail::ThreadPool::instance().calls() > before;
+}
 
 // Calls f(std::type_identity<I>{}) for each of the four index types.
 template <class F>
