@@ -6,12 +6,20 @@
 
 namespace dmlref::detail {
 
-// Asks the cache for the `bytes` bytes from `address`, one request per 64-byte line. The address
-// is an integer, so a caller may name a place past the end of its array (a prefetch never faults).
+// Asks the cache for the `bytes` bytes from `address`, one request per 64-byte line they touch.
+// A row that starts late in a line reaches one line further than its size says: asking from
+// `address` in steps of 64 left that line out, and gathering 16 MiB of 100-byte rows ran at 0.22
+// of memcpy against 0.38 with it (64-byte rows not aligned to a line: 0.24 against 0.38). The
+// address is an integer, so a caller may name a place past the end of its array (a prefetch never
+// faults).
 inline void prefetch_lines(std::uintptr_t address, std::uint64_t bytes) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
-  for (std::uint64_t i = 0; i < bytes; i += 64) {
-    __builtin_prefetch(reinterpret_cast<const void*>(address + i));
+  // From the start of the first line, over the bytes before `address` in it too. (Written as a
+  // count of lines, the loop vanished: GCC 12 compiled it to nothing once inlined.)
+  const std::uintptr_t line = address & ~std::uintptr_t{63};
+  const std::uint64_t span = bytes + (address - line);
+  for (std::uint64_t i = 0; i < span; i += 64) {
+    __builtin_prefetch(reinterpret_cast<const void*>(line + i));
   }
 #else
   (void)address;
