@@ -180,45 +180,59 @@ TEST_CASE_TEMPLATE("join and split in groups of blocks and in slabs equal the go
 }
 
 TEST_CASE("copy_pieces streams the runs of an 8 MiB join and split and writes every byte") {
-  // Four pieces of {rows, width} UINT32 (rows of 256 bytes, then 64: kStreamMinPackedRunBytes)
-  // joined along the last axis: an 8 MiB output (kStreamMinBytes), so the grouped runs go
-  // through streaming stores. Checked row by row against the pieces (the golden loop over 2 Mi
-  // elements would be slow under sanitizers).
-  constexpr std::uint32_t kPieces = 4;
-  for (const std::uint32_t width : {64u, 16u}) {
-    const std::uint32_t rows = 8192 * 64 / width;
-    CAPTURE(width);
-    REQUIRE(width * 4 >= detail::kStreamMinPackedRunBytes);
-    REQUIRE(std::uint64_t{rows} * width * kPieces * 4 >= detail::kStreamMinBytes);
-    std::vector<std::vector<std::uint32_t>> data;
-    std::vector<TensorView<const std::uint32_t>> inputs;
-    for (std::uint32_t i = 0; i < kPieces; ++i) {
-      data.push_back(test::distinct_buffer<std::uint32_t>(std::size_t{rows} * width, i * 7919u));
-    }
-    for (std::uint32_t i = 0; i < kPieces; ++i) {
-      inputs.emplace_back(data[i].data(), Layout::packed({rows, width}));
-    }
-    // One element of padding per row, so rows start at every 4-byte alignment.
-    const std::uint32_t pitch = width * kPieces + 1;
-    std::vector<std::uint32_t> out(std::size_t{rows} * pitch, 0xA5A5A5A5u);
-    const Layout out_layout = Layout::strided({rows, width * kPieces}, {pitch, 1});
-    join<std::uint32_t>(inputs, TensorView<std::uint32_t>(out.data(), out_layout), 1);
-    std::uint32_t wrong = 0;
-    for (std::uint32_t r = 0; r < rows; ++r) {
-      for (std::uint32_t i = 0; i < kPieces; ++i) {
-        wrong += std::memcmp(out.data() + std::size_t{r} * pitch + i * width,
-                             data[i].data() + std::size_t{r} * width, width * 4) != 0;
+  // Pieces of {rows, width_i} UINT32 joined along the last axis into an 8 MiB output
+  // (kStreamMinBytes). Packed (pad 0), every run starts and ends on a 16-byte boundary, so all of
+  // them stream, 16-byte ones too; with one element of padding per row, rows start at every 4-byte
+  // alignment and the runs take ordinary stores (a line is never written both ways). Checked row
+  // by row against the pieces (the golden loop over 2 Mi elements would be slow under
+  // sanitizers).
+  const std::vector<std::vector<std::uint32_t>> width_sets = {
+      {64, 64, 64, 64}, {16, 16, 16, 16}, {4, 32, 8, 16}, {33, 5, 3}};
+  for (const std::vector<std::uint32_t>& widths : width_sets) {
+    for (const std::uint32_t pad : {0u, 1u}) {
+      std::uint32_t total = 0;
+      for (const std::uint32_t w : widths) total += w;
+      const std::uint32_t rows = (8u << 20) / (4 * total) + 1;
+      CAPTURE(widths.size());
+      CAPTURE(widths[0]);
+      CAPTURE(pad);
+      REQUIRE(std::uint64_t{rows} * total * 4 >= detail::kStreamMinBytes);
+      std::vector<std::vector<std::uint32_t>> data;
+      std::vector<TensorView<const std::uint32_t>> inputs;
+      for (std::size_t i = 0; i < widths.size(); ++i) {
+        data.push_back(test::distinct_buffer<std::uint32_t>(std::size_t{rows} * widths[i],
+                                                            static_cast<std::uint32_t>(i) * 7919u));
       }
-      wrong += out[std::size_t{r} * pitch + width * kPieces] != 0xA5A5A5A5u;
+      for (std::size_t i = 0; i < widths.size(); ++i) {
+        inputs.emplace_back(data[i].data(), Layout::packed({rows, widths[i]}));
+      }
+      const std::uint32_t pitch = total + pad;
+      std::vector<std::uint32_t> out(std::size_t{rows} * pitch, 0xA5A5A5A5u);
+      const Layout out_layout = Layout::strided({rows, total}, {pitch, 1});
+      join<std::uint32_t>(inputs, TensorView<std::uint32_t>(out.data(), out_layout), 1);
+      std::uint32_t wrong = 0;
+      for (std::uint32_t r = 0; r < rows; ++r) {
+        std::uint32_t at = 0;
+        for (std::size_t i = 0; i < widths.size(); ++i) {
+          wrong += std::memcmp(out.data() + std::size_t{r} * pitch + at,
+                               data[i].data() + std::size_t{r} * widths[i], widths[i] * 4) != 0;
+          at += widths[i];
+        }
+        if (pad != 0) wrong += out[std::size_t{r} * pitch + total] != 0xA5A5A5A5u;
+      }
+      CHECK(wrong == 0);
+      // And back: SPLIT of the whole streams each piece's runs one after another.
+      std::vector<std::vector<std::uint32_t>> parts;
+      std::vector<TensorView<std::uint32_t>> outputs;
+      for (const std::uint32_t w : widths) {
+        parts.emplace_back(std::size_t{rows} * w, 0xA5A5A5A5u);
+      }
+      for (std::size_t i = 0; i < widths.size(); ++i) {
+        outputs.emplace_back(parts[i].data(), Layout::packed({rows, widths[i]}));
+      }
+      split<std::uint32_t>(TensorView<const std::uint32_t>(out.data(), out_layout), outputs, 1);
+      for (std::size_t i = 0; i < widths.size(); ++i) CHECK(parts[i] == data[i]);
     }
-    CHECK(wrong == 0);
-    // And back: SPLIT of the padded whole streams each piece's runs one after another.
-    std::vector<std::vector<std::uint32_t>> parts(
-        kPieces, std::vector<std::uint32_t>(std::size_t{rows} * width, 0xA5A5A5A5u));
-    std::vector<TensorView<std::uint32_t>> outputs;
-    for (auto& part : parts) outputs.emplace_back(part.data(), Layout::packed({rows, width}));
-    split<std::uint32_t>(TensorView<const std::uint32_t>(out.data(), out_layout), outputs, 1);
-    for (std::uint32_t i = 0; i < kPieces; ++i) CHECK(parts[i] == data[i]);
   }
 }
 
@@ -344,11 +358,12 @@ TEST_CASE_TEMPLATE("TupleBounds: tuples of 1-8 indices, one bad index anywhere",
 TEST_CASE("copy_bytes_streaming equals memcpy for every length 0-300 and destination alignment") {
   std::vector<unsigned char> src(320);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
-  for (std::size_t misalign = 0; misalign < 16; ++misalign) {
+  for (std::size_t misalign = 0; misalign < 64; ++misalign) {
     for (std::size_t bytes = 0; bytes <= 300; ++bytes) {
-      // 16-byte aligned storage, so `misalign` is the destination's offset from a 16-byte boundary.
-      alignas(16) unsigned char expected[336];
-      alignas(16) unsigned char actual[336];
+      // Line-aligned storage, so `misalign` is the destination's offset from a cache line: runs
+      // that start and end on 16-byte boundaries stream whole, others only their whole lines.
+      alignas(64) unsigned char expected[384];
+      alignas(64) unsigned char actual[384];
       std::memset(expected, kSentinel, sizeof expected);
       std::memset(actual, kSentinel, sizeof actual);
       std::memcpy(expected + misalign, src.data() + 3, bytes);

@@ -2343,12 +2343,20 @@ inline std::uint32_t get_num_threads() noexcept {
 
 namespace dmlref::detail {
 
-// Asks the cache for the `bytes` bytes from `address`, one request per 64-byte line. The address
-// is an integer, so a caller may name a place past the end of its array (a prefetch never faults).
+// Asks the cache for the `bytes` bytes from `address`, one request per 64-byte line they touch.
+// A row that starts late in a line reaches one line further than its size says: asking from
+// `address` in steps of 64 left that line out, and gathering 16 MiB of 100-byte rows ran at 0.22
+// of memcpy against 0.38 with it (64-byte rows not aligned to a line: 0.24 against 0.38). The
+// address is an integer, so a caller may name a place past the end of its array (a prefetch never
+// faults).
 inline void prefetch_lines(std::uintptr_t address, std::uint64_t bytes) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
-  for (std::uint64_t i = 0; i < bytes; i += 64) {
-    __builtin_prefetch(reinterpret_cast<const void*>(address + i));
+  // From the start of the first line, over the bytes before `address` in it too. (Written as a
+  // count of lines, the loop vanished: GCC 12 compiled it to nothing once inlined.)
+  const std::uintptr_t line = address & ~std::uintptr_t{63};
+  const std::uint64_t span = bytes + (address - line);
+  for (std::uint64_t i = 0; i < span; i += 64) {
+    __builtin_prefetch(reinterpret_cast<const void*>(line + i));
   }
 #else
   (void)address;
@@ -2723,9 +2731,9 @@ inline constexpr std::uint64_t kStreamMinBytes = std::uint64_t{8} << 20;
 // is only partly written costs more than it saves.
 inline constexpr std::uint64_t kStreamMinRunBytes = 256;
 
-// Runs written back to back (each starting where the one before ended, as a JOIN's blocks fill a
-// row of the whole, or gathered rows fill a packed output) stream from one cache line: together
-// they fill whole lines, so streaming still saves reading each line before it is written.
+// Runs written back to back (each starting where the one before ended, as gathered rows fill a
+// packed output) stream from one cache line: together they fill whole lines, so streaming still
+// saves reading each line before it is written.
 inline constexpr std::uint64_t kStreamMinPackedRunBytes = 64;
 
 #if defined(__SSE2__) || defined(_M_X64)
@@ -2741,13 +2749,13 @@ DMLREF_ALWAYS_INLINE void stream_line(unsigned char* d, const unsigned char* s) 
   _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
 }
 
-// Copies the bytes before d's first 16-byte boundary (up to `bytes`), which streaming stores
-// cannot write, and returns their count. Under 16 bytes: inline copies, not a call of memcpy per
+// Copies the bytes before d's first cache-line boundary (up to `bytes`) with ordinary stores and
+// returns their count: see copy_bytes_streaming_lines. Inline copies, not a call of memcpy per
 // run (a third of the time of streaming 64-byte gathered rows, with the tail's).
 DMLREF_ALWAYS_INLINE std::size_t copy_stream_head(unsigned char* d, const unsigned char* s,
                                                   std::size_t bytes) noexcept {
-  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(d) % 16;
-  const std::size_t head = std::min(bytes, misalign == 0 ? std::size_t{0} : 16 - misalign);
+  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(d) % 64;
+  const std::size_t head = std::min(bytes, misalign == 0 ? std::size_t{0} : 64 - misalign);
   copy_bytes_short(d, s, head);
   return head;
 }
@@ -2773,21 +2781,54 @@ inline bool stream_interleaves_pages() noexcept {
 #endif
 }
 
+// Whether `bytes` at `dst` start and end on 16-byte boundaries, so that stream_aligned_run writes
+// every byte of them (false where the target has no streaming stores).
+inline bool streams_aligned(const void* dst, std::uint64_t bytes) noexcept {
+#if defined(__SSE2__) || defined(_M_X64)
+  return reinterpret_cast<std::uintptr_t>(dst) % 16 == 0 && bytes % 16 == 0;
+#else
+  (void)dst;
+  (void)bytes;
+  return false;
+#endif
+}
+
+// memcpy(dst, src, bytes) for a run streams_aligned admits, with streaming stores 16 bytes at a
+// time and no alignment work: where runs are narrow, copy_bytes_streaming's head and tail checks
+// cost as much as the run (JOIN of 16-byte runs, 16 MiB: half the speed of ordinary stores).
+DMLREF_ALWAYS_INLINE void stream_aligned_run(unsigned char* dst, const unsigned char* src,
+                                             std::size_t bytes) noexcept {
+#if defined(__SSE2__) || defined(_M_X64)
+  for (std::size_t k = 0; k < bytes; k += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k)));
+  }
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
 // memcpy(dst, src, bytes) for non-overlapping ranges, writing with non-temporal stores where the
-// target has them (x86-64: SSE2 movntdq on the 16-byte aligned middle, line by line, ordinary
-// copies for the ends). The caller issues stream_fence() before anyone else may read the
-// destination. Always inlined, as the call costs as much as a short run (a gathered 64-byte row).
+// target has them (x86-64: SSE2 movntdq). The caller issues stream_fence() before anyone else may
+// read the destination. A run that streams_aligned is streamed whole, 16 bytes at a time: runs
+// like it side by side (rows of one size in a packed output) stream every line between them. Any
+// other run streams only the cache lines it covers whole, and writes the partial lines at its
+// ends with ordinary stores: its neighbours (the rows before and after it) write the rest of
+// those lines the same way. A line written partly by streaming stores and partly by ordinary
+// ones is evicted between them: gathering 16 MiB of packed 100-byte rows took 14.6 ms so
+// against 0.5 ms for a memcpy of the output, and REVERSE of 260-byte rows 2.7 ms against 0.45.
+// Always inlined, as the call costs as much as a short run (a gathered 64-byte row).
 DMLREF_ALWAYS_INLINE void copy_bytes_streaming_lines(void* dst, const void* src,
                                                      std::size_t bytes) noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
+  if (streams_aligned(d, bytes)) {
+    stream_aligned_run(d, s, bytes);
+    return;
+  }
   std::size_t i = copy_stream_head(d, s, bytes);
   for (; i + 64 <= bytes; i += 64) stream_line(d + i, s + i);
-  for (; i + 16 <= bytes; i += 16) {
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i),
-                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
-  }
   copy_bytes_short(d + i, s + i, bytes - i);
 #else
   std::memcpy(dst, src, bytes);
@@ -2800,7 +2841,9 @@ inline void copy_bytes_streaming_pages(void* dst, const void* src, std::size_t b
 #if defined(__SSE2__) || defined(_M_X64)
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
-  std::size_t i = copy_stream_head(d, s, bytes);
+  // As copy_bytes_streaming_lines: ordinary stores for a partial first line, unless every byte
+  // streams.
+  std::size_t i = streams_aligned(d, bytes) ? 0 : copy_stream_head(d, s, bytes);
   for (; i + 2 * kStreamPage <= bytes; i += 2 * kStreamPage) {
     for (std::size_t j = i; j < i + kStreamPage; j += 64) {
       stream_line(d + j, s + j);
@@ -2937,6 +2980,12 @@ void copy_fixed_runs(const unsigned char* src, std::int64_t src_step, unsigned c
   }
 }
 
+// Whether copy_runs copies runs of `bytes` bytes as a constant size (its switch below).
+constexpr bool copy_runs_size_is_constant(std::uint64_t bytes) noexcept {
+  return bytes == 2 || bytes == 4 || bytes == 8 || bytes == 12 || bytes == 16 || bytes == 24 ||
+         bytes == 32 || bytes == 48 || bytes == 64;
+}
+
 inline void copy_runs(const unsigned char* src, std::int64_t src_step, unsigned char* dst,
                       std::int64_t dst_step, std::uint64_t runs, std::size_t bytes,
                       std::size_t stream_min = 0,
@@ -2968,6 +3017,18 @@ inline void copy_runs(const unsigned char* src, std::int64_t src_step, unsigned 
       for (std::uint64_t i = 0; i < runs; ++i) {
         copy_bytes_short(dst + at(i) * dst_step, src + at(i) * src_step, bytes);
       }
+  }
+}
+
+// One contiguous run of `bytes` bytes, as copy_runs copies one with ordinary stores, inline:
+// where runs go one at a time (a JOIN's blocks side by side, each a few lines wide), the call
+// and size dispatch of copy_runs cost more than a narrow run.
+DMLREF_ALWAYS_INLINE void copy_one_run(const unsigned char* src, unsigned char* dst,
+                                       std::size_t bytes) noexcept {
+  if (bytes >= kMemcpyMinRunBytes) {
+    std::memcpy(dst, src, bytes);
+  } else {
+    copy_bytes_short(dst, src, bytes);
   }
 }
 
@@ -4431,63 +4492,79 @@ inline std::uint64_t contiguous_tail(const Layout& layout, std::uint32_t from) n
 // Copies the runs of `count` blocks for the outer positions [begin, end) (row-major over the
 // outer dimensions `sizes`, `rank` of them), every block's run at one position before the next
 // position's: the blocks' rows then stream through memory side by side, each source and
-// destination read or written in order. Runs of `stream_min` bytes or more go through streaming
-// stores (the caller fences), when `stream_min` is not 0.
+// destination read or written in order. With `stream`, every run is written with streaming
+// stores (the caller fences; every run streams_aligned).
 inline void copy_block_runs(const BlockRun* blocks, std::size_t count,
                             const std::array<std::uint64_t, kMaxRank>& sizes, std::uint32_t rank,
-                            std::uint64_t begin, std::uint64_t end, std::uint64_t stream_min) {
-  // Everything the loop reads lives in locals: the copies' stores may alias anything else as
-  // far as the compiler knows, which would reload each field after every run.
-  std::array<const unsigned char*, kBlockGroup> src{};
-  std::array<unsigned char*, kBlockGroup> dst{};
-  std::array<std::uint64_t, kBlockGroup> bytes{};
-  std::array<std::int64_t, kBlockGroup> src_at{}, dst_at{}, src_step{}, dst_step{};
+                            std::uint64_t begin, std::uint64_t end, bool stream) {
+  // Everything the loop reads lives in locals, one block's fields side by side: the copies'
+  // stores may alias anything else as far as the compiler knows, which would reload each field
+  // after every run.
+  struct Lane {
+    const unsigned char* src;
+    unsigned char* dst;
+    std::int64_t src_at, dst_at;  // the current position's run, bytes from src and dst
+    std::int64_t src_step, dst_step;  // along the innermost outer dimension
+    std::uint64_t bytes;
+    bool fetch;    // prefetched ahead (runs out of wider source rows, many blocks)
+    bool batched;  // several positions in one copy_runs call (a size it copies as a constant)
+  };
+  std::array<Lane, kBlockGroup> lanes;
   std::array<std::uint64_t, kMaxRank> c{};
   std::uint64_t q = begin;  // begin's coordinates, row-major
   for (std::uint32_t d = rank; d-- > 0;) {
     c[d] = q % sizes[d];
     q /= sizes[d];
   }
+  std::uint64_t widest = 1;
   for (std::size_t b = 0; b < count; ++b) {
-    src[b] = blocks[b].src;
-    dst[b] = blocks[b].dst;
-    bytes[b] = blocks[b].run_bytes;
-    src_step[b] = blocks[b].src_step[rank - 1];
-    dst_step[b] = blocks[b].dst_step[rank - 1];
+    Lane& l = lanes[b];
+    l = {blocks[b].src, blocks[b].dst, 0, 0, blocks[b].src_step[rank - 1],
+         blocks[b].dst_step[rank - 1], blocks[b].run_bytes, false, false};
     for (std::uint32_t d = 0; d < rank; ++d) {
-      src_at[b] += static_cast<std::int64_t>(c[d]) * blocks[b].src_step[d];
-      dst_at[b] += static_cast<std::int64_t>(c[d]) * blocks[b].dst_step[d];
+      l.src_at += static_cast<std::int64_t>(c[d]) * blocks[b].src_step[d];
+      l.dst_at += static_cast<std::int64_t>(c[d]) * blocks[b].dst_step[d];
     }
+    l.fetch = count >= kBlockRunPrefetchBlocks && l.src_step > static_cast<std::int64_t>(l.bytes);
+    l.batched = copy_runs_size_is_constant(l.bytes);
+    widest = std::max(widest, l.bytes);
   }
   const std::uint64_t inner = sizes[rank - 1];
-  const std::uint64_t widest =
-      *std::max_element(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(count));
   const std::uint64_t batch = std::clamp<std::uint64_t>(kBlockRunBatchBytes / widest, 1, 8);
-  // Blocks whose runs are parts of wider source rows, when there are many of them.
-  std::array<bool, kBlockGroup> fetch{};
-  for (std::size_t b = 0; b < count; ++b) {
-    fetch[b] = count >= kBlockRunPrefetchBlocks &&
-               src_step[b] > static_cast<std::int64_t>(bytes[b]);
-  }
   for (std::uint64_t i = begin; i < end;) {
     // A few positions along the innermost outer dimension per block, so each block's loop runs
     // on registers; few enough that every piece still streams alongside the others.
     const std::uint64_t steps = std::min({end - i, inner - c[rank - 1], batch});
+    const auto n = static_cast<std::int64_t>(steps);
     for (std::size_t b = 0; b < count; ++b) {
-      if (fetch[b]) {
+      Lane& l = lanes[b];
+      if (l.fetch) {
         // Integer addresses: positions past the end cost a wasted request at most (a prefetch
         // never faults), and no pointer is formed outside the tensor.
-        const std::int64_t ahead = src_at[b] + kBlockRunAheadPositions * src_step[b];
-        for (std::uint64_t r = 0; r < steps; ++r) {
-          const std::int64_t at = ahead + static_cast<std::int64_t>(r) * src_step[b];
-          prefetch_lines(reinterpret_cast<std::uintptr_t>(src[b]) + static_cast<std::uintptr_t>(at),
-                         bytes[b]);
+        const std::int64_t ahead = l.src_at + kBlockRunAheadPositions * l.src_step;
+        for (std::int64_t r = 0; r < n; ++r) {
+          prefetch_lines(reinterpret_cast<std::uintptr_t>(l.src) +
+                             static_cast<std::uintptr_t>(ahead + r * l.src_step),
+                         l.bytes);
         }
       }
-      copy_runs(src[b] + src_at[b], src_step[b], dst[b] + dst_at[b], dst_step[b], steps, bytes[b],
-                stream_min);
-      src_at[b] += static_cast<std::int64_t>(steps) * src_step[b];
-      dst_at[b] += static_cast<std::int64_t>(steps) * dst_step[b];
+      const unsigned char* const from = l.src + l.src_at;
+      unsigned char* const to = l.dst + l.dst_at;
+      if (stream) {
+        for (std::int64_t r = 0; r < n; ++r) {
+          stream_aligned_run(to + r * l.dst_step, from + r * l.src_step, l.bytes);
+        }
+      } else if (l.batched && n > 1) {
+        copy_runs(from, l.src_step, to, l.dst_step, steps, l.bytes);
+      } else {
+        // One run at a time, inline: for other sizes copy_runs' call and size dispatch cost
+        // more than a narrow run.
+        for (std::int64_t r = 0; r < n; ++r) {
+          copy_one_run(from + r * l.src_step, to + r * l.dst_step, l.bytes);
+        }
+      }
+      l.src_at += n * l.src_step;
+      l.dst_at += n * l.dst_step;
     }
     i += steps;
     c[rank - 1] += steps;
@@ -4495,22 +4572,22 @@ inline void copy_block_runs(const BlockRun* blocks, std::size_t count,
     if (c[rank - 1] < inner) continue;
     c[rank - 1] = 0;
     for (std::size_t b = 0; b < count; ++b) {
-      src_at[b] -= static_cast<std::int64_t>(inner) * src_step[b];
-      dst_at[b] -= static_cast<std::int64_t>(inner) * dst_step[b];
+      lanes[b].src_at -= static_cast<std::int64_t>(inner) * lanes[b].src_step;
+      lanes[b].dst_at -= static_cast<std::int64_t>(inner) * lanes[b].dst_step;
     }
     for (std::uint32_t d = rank - 1; d-- > 0;) {
       if (++c[d] < sizes[d]) {
         for (std::size_t b = 0; b < count; ++b) {
-          src_at[b] += blocks[b].src_step[d];
-          dst_at[b] += blocks[b].dst_step[d];
+          lanes[b].src_at += blocks[b].src_step[d];
+          lanes[b].dst_at += blocks[b].dst_step[d];
         }
         break;
       }
       c[d] = 0;
       const auto back = static_cast<std::int64_t>(sizes[d] - 1);
       for (std::size_t b = 0; b < count; ++b) {
-        src_at[b] -= back * blocks[b].src_step[d];
-        dst_at[b] -= back * blocks[b].dst_step[d];
+        lanes[b].src_at -= back * blocks[b].src_step[d];
+        lanes[b].dst_at -= back * blocks[b].dst_step[d];
       }
     }
   }
@@ -4587,6 +4664,7 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
+  bool runs_aligned = true;
   std::uint64_t whole_blocks = 0, whole_bytes = 0;
   std::int64_t base = 0;
   for (std::size_t i = 0; i < p.count; ++i) {
@@ -4599,6 +4677,10 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
     } else {
       ++run_blocks;
       position_bytes += run * element_bytes;
+      runs_aligned = runs_aligned && streams_aligned(b.data[1], run * element_bytes);
+      for (std::uint32_t k = 0; k < outer_rank; ++k) {
+        runs_aligned = runs_aligned && b.layout[1].strides[outer_dim[k]] * element % 16 == 0;
+      }
     }
   }
   if (whole_blocks != 0) {
@@ -4628,13 +4710,15 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
           ? positions
           : std::max({std::uint64_t{1}, slab_bytes / position_bytes,
                       (slab_bytes / 16 * run_blocks + position_bytes - 1) / position_bytes});
-  // In a streaming copy, runs of a cache line or more stream: JOIN writes a row of the whole from
-  // its blocks' runs side by side, SPLIT each piece's rows one after another, so narrow runs
-  // still fill whole lines between them (kStreamMinPackedRunBytes). (That
-  // measured slower while copy_bytes_streaming called memcpy for each run's ends; with inline
-  // ends, JOIN/SPLIT of 64-byte rows at 16 MiB read 0.77-0.96 of memcpy streamed against
-  // 0.59-0.81 not, bench_table, same runs.)
-  const std::uint64_t stream_min = stream ? kStreamMinPackedRunBytes : 0;
+  // In a streaming copy, every run streams or none does. JOIN writes a row of the whole from its
+  // blocks' runs side by side, SPLIT each piece's rows one after another, so narrow runs fill
+  // whole lines between them, but only if no run writes its part of a line with ordinary stores:
+  // a line written both ways is evicted between them (JOIN of pieces 33, 24 and 8 float32 wide,
+  // 64 MiB, one core: 0.14 of memcpy when the runs of 64 bytes or more streamed, 0.67 with
+  // ordinary stores). So runs stream only where each starts and ends on a 16-byte boundary;
+  // then they all do, 16-byte ones too (JOIN of 16-byte runs at 16 MiB: 0.58 of memcpy with
+  // ordinary stores, 0.97 streamed; of 64-byte runs 1.02 and 1.49).
+  const bool stream_runs = stream && runs_aligned;
   // Threads take consecutive ranges of outer positions: their rows are disjoint parts of every
   // block, so any split moves the same bytes.
   const std::size_t parts = parallel_parts(positions * position_bytes, positions);
@@ -4658,11 +4742,11 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
           r.dst_step[k] = b.layout[1].strides[outer_dim[k]] * element;
         }
         if (n == group) {
-          copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
+          copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_runs);
           n = 0;
         }
       }
-      if (n != 0) copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_min);
+      if (n != 0) copy_block_runs(runs.data(), n, outer, outer_rank, begin, end, stream_runs);
     }
     if (stream) stream_fence();
   });
@@ -4782,15 +4866,7 @@ inline void copy_fixed_rows_of_size(std::uint64_t bytes, const unsigned char* in
 // then stream_aligned_rows moves them with no per-row alignment work.
 inline bool stream_rows_aligned(const void* first, std::int64_t step,
                                 std::uint64_t row_bytes) noexcept {
-#if defined(__SSE2__) || defined(_M_X64)
-  return reinterpret_cast<std::uintptr_t>(first) % 16 == 0 && step % 16 == 0 &&
-         row_bytes % 16 == 0;
-#else
-  (void)first;
-  (void)step;
-  (void)row_bytes;
-  return false;
-#endif
+  return streams_aligned(first, row_bytes) && step % 16 == 0;
 }
 
 // Rows of `row_bytes` (a multiple of 16) from in + offsets[i] elements of `element_bytes` to
@@ -4801,21 +4877,12 @@ inline void stream_aligned_rows(const unsigned char* in, const std::int64_t* off
                                 std::uint64_t count, unsigned char* out, std::int64_t out_step,
                                 std::size_t element_bytes, std::uint64_t row_bytes,
                                 std::uint64_t fetch, std::uint64_t ahead) noexcept {
-#if defined(__SSE2__) || defined(_M_X64)
   const auto element = static_cast<std::int64_t>(element_bytes);
   for (std::uint64_t i = 0; i < count; ++i) {
     if (fetch != 0 && i + ahead < count) prefetch_bytes(in + offsets[i + ahead] * element, fetch);
-    const unsigned char* const s = in + offsets[i] * element;
-    unsigned char* const d = out + static_cast<std::int64_t>(i) * out_step;
-    for (std::uint64_t k = 0; k < row_bytes; k += 16) {
-      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k)));
-    }
+    stream_aligned_run(out + static_cast<std::int64_t>(i) * out_step, in + offsets[i] * element,
+                       row_bytes);
   }
-#else
-  (void)in, (void)offsets, (void)count, (void)out, (void)out_step, (void)element_bytes;
-  (void)row_bytes, (void)fetch, (void)ahead;
-#endif
 }
 
 // The operator's index reader: the input offsets of `count` rows, row i's indices at position
