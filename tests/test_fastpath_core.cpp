@@ -497,6 +497,45 @@ TEST_CASE("reverse_subsequences of an 8 MiB output along the outer axis streams 
   CHECK(wrong == 0);
 }
 
+TEST_CASE("reverse_subsequences of narrow rows moves them as runs, streamed where packed") {
+  // {rows, columns} UINT32 along axis 0 with one length for every column: each row is a run of
+  // bytes, the reversed rows copied with a negative step. Outputs of 8 MiB (kStreamMinBytes) and
+  // 64 KiB; rows of 16 bytes and 64 bytes stream whole where the output is packed, rows of 12
+  // bytes and padded outputs take ordinary stores. Lengths: none, part, all of the axis.
+  for (const std::uint64_t bytes : {std::uint64_t{8} << 20, std::uint64_t{64} << 10}) {
+    for (const std::uint32_t columns : {4u, 16u, 3u}) {
+      for (const std::uint32_t pad : {0u, 1u}) {
+        const auto axis = static_cast<std::uint32_t>(bytes / (4 * columns));
+        for (const std::uint32_t length : {0u, axis / 3, axis}) {
+          CAPTURE(bytes);
+          CAPTURE(columns);
+          CAPTURE(pad);
+          CAPTURE(length);
+          const std::vector<std::uint32_t> in_data =
+              test::distinct_buffer<std::uint32_t>(std::size_t{axis} * columns);
+          const std::vector<std::uint32_t> lengths(columns, length);
+          const std::uint32_t pitch = columns + pad;
+          std::vector<std::uint32_t> out(std::size_t{axis} * pitch, 0xA5A5A5A5u);
+          reverse_subsequences<std::uint32_t>(
+              TensorView<const std::uint32_t>(in_data.data(), {axis, columns}),
+              TensorView<const std::uint32_t>(lengths.data(), {1, columns}),
+              TensorView<std::uint32_t>(out.data(),
+                                        Layout::strided({axis, columns}, {pitch, 1})),
+              0);
+          std::uint32_t wrong = 0;
+          for (std::uint32_t a = 0; a < axis; ++a) {
+            const std::uint32_t from = a < length ? length - 1 - a : a;
+            wrong += std::memcmp(out.data() + std::size_t{a} * pitch,
+                                 in_data.data() + std::size_t{from} * columns, columns * 4) != 0;
+            if (pad != 0) wrong += out[std::size_t{a} * pitch + columns] != 0xA5A5A5A5u;
+          }
+          CHECK(wrong == 0);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("GATHER_ND1 into an 8 MiB output streams its slices and copies the rows it selects") {
   // Output {rows, width} UINT8 (8 MiB, kStreamMinBytes) gathers rows of a {5, width} input: the
   // fast path streams the slices, 256-byte ones anywhere, 64-byte ones because they lie back to
