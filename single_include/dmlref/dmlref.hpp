@@ -5629,6 +5629,13 @@ inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBas
 }
 #endif
 
+// Runs along the axis of at most this many elements, one after another, go element by element
+// with no branch on their lengths: the vector copies split each run where its length falls, a
+// branch that lengths differing from run to run mispredict. 16 MiB of rows of 7 float32
+// reversed along the inner axis, a random length per row, one core: 0.10 of memcpy in vectors,
+// 0.19 so; 3 float32 0.065 and 0.17. From about 12 elements of 4 or 8 bytes the vectors win.
+inline constexpr std::uint64_t kReverseShortRun = 8;
+
 // Rows ahead of the one being read that a group of runs of different lengths asks the cache for
 // where their extent along the axis cannot stay in the L1 cache (reverse_runs_part).
 inline constexpr std::uint64_t kReverseAheadRows = 4;
@@ -5871,6 +5878,29 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
       }
     }, base);
     if (stream) stream_fence();
+    return;
+  }
+  if (n <= kReverseShortRun) {
+    // Each element read from where the reversal takes it, with no branch on the run's length.
+    walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                                     std::uint64_t count) {
+      std::array<std::uint64_t, kIndexChunk> length;
+      lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
+      const W* const src = in + (o[0] + start * in_inner);
+      W* const dst = out + (o[2] + start * out_inner);
+      const std::int64_t si = in_inner, di = out_inner, sa = in_step, da = out_step;
+      const std::uint64_t size = n;
+      for (std::uint64_t j = 0; j < count; ++j) {
+        const auto jj = static_cast<std::int64_t>(j);
+        const W* const s = src + jj * si;
+        W* const d = dst + jj * di;
+        const std::uint64_t l = length[j];
+        for (std::uint64_t a = 0; a < size; ++a) {
+          const auto from = static_cast<std::int64_t>(a < l ? l - 1 - a : a);
+          store_bits(d + static_cast<std::int64_t>(a) * da, load_bits(s + from * sa));
+        }
+      }
+    }, base);
     return;
   }
 #if DMLREF_ENGINE_AVX2
