@@ -538,12 +538,13 @@ TEST_CASE("reverse_subsequences of narrow rows moves them as runs, streamed wher
 
 TEST_CASE("GATHER_ND1 into an 8 MiB output streams its slices and copies the rows it selects") {
   // Output {rows, width} UINT8 (8 MiB, kStreamMinBytes) gathers rows of a {5, width} input: the
-  // fast path streams the slices, 256-byte ones anywhere, 64-byte ones because they lie back to
-  // back in the output (kStreamMinPackedRunBytes). Checked row by row against the input row each
-  // index selects (the golden loop over 8 Mi elements would be slow under sanitizers).
+  // fast path streams the slices, 256-byte ones anywhere, 64- and 48-byte ones because they lie
+  // back to back in the output (kStreamMinPackedRunBytes), 100-byte ones only in the lines each
+  // covers whole. Checked row by row against the input row each index selects (the golden loop
+  // over 8 Mi elements would be slow under sanitizers).
   constexpr std::uint32_t kInputRows = 5;
-  for (const std::uint32_t width : {256u, 64u}) {
-    const std::uint32_t rows = (8u << 20) / width;
+  for (const std::uint32_t width : {256u, 64u, 48u, 100u}) {
+    const std::uint32_t rows = (8u << 20) / width + 1;
     CAPTURE(width);
     REQUIRE(std::uint64_t{rows} * width >= detail::kStreamMinBytes);
     const std::vector<std::uint8_t> in_data =
