@@ -1221,11 +1221,49 @@ void copy_with_plan_on_thread(const CopyPlan& plan, const T* src, T* dst, bool s
   }
 }
 
+// `plan` (a copy: two operands) with its dimensions reordered so that the last two are a
+// transpose where they can be: where one operand is unit-stride along the innermost dimension and
+// the other along a dimension further out than the one before it, that dimension moves next to
+// the innermost. A copy writes each element once, so the order it visits them in does not change
+// the result; as runs, each element of the other operand is on a line of its own, as tiles
+// (copy_transposed) lines are read whole. {8, 3, N} float32 transposed to {N, 3, 8}, one core:
+// 0.17 of memcpy as runs at 4 MiB, 0.49-0.54 in tiles; at 64 MiB 0.20 and 0.34.
+inline CopyPlan with_transpose_last(const CopyPlan& plan) noexcept {
+  const std::uint32_t r = plan.rank;
+  if (r < 3 || plan.operand_count != 2 || is_transpose(plan)) return plan;
+  const std::int64_t src_inner = plan.strides[0][r - 1];
+  const std::int64_t dst_inner = plan.strides[1][r - 1];
+  // Broadcast (0) and reversed (-1) runs have loops of their own.
+  const auto strided = [](std::int64_t stride) { return stride > 1 || stride < -1; };
+  std::size_t other = 0;  // the operand whose unit stride is further out
+  if (dst_inner == 1 && strided(src_inner)) {
+    other = 0;
+  } else if (src_inner == 1 && strided(dst_inner)) {
+    other = 1;
+  } else {
+    return plan;
+  }
+  for (std::uint32_t d = r - 2; d-- > 0;) {
+    if (plan.strides[other][d] != 1) continue;
+    // Dimension d moves to r - 2; those between move out by one.
+    CopyPlan moved = plan;
+    for (std::uint32_t k = d; k + 1 < r - 1; ++k) {
+      moved.sizes[k] = plan.sizes[k + 1];
+      for (std::size_t op = 0; op < 2; ++op) moved.strides[op][k] = plan.strides[op][k + 1];
+    }
+    moved.sizes[r - 2] = plan.sizes[d];
+    for (std::size_t op = 0; op < 2; ++op) moved.strides[op][r - 2] = plan.strides[op][d];
+    return moved;
+  }
+  return plan;
+}
+
 // copy_with_plan_on_thread over the parts of the plan (for_each_plan_part): a copy writes each
 // destination element once, so any split gives the same bytes.
 template <class T>
-void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
+void copy_with_plan(const CopyPlan& given, const T* src, T* dst, bool stream = false,
                     std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
+  const CopyPlan plan = with_transpose_last(given);
   const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(T);
   for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& base) {
     copy_with_plan_on_thread(part, src + base[0], dst + base[1], stream, memcpy_min_run_bytes);
