@@ -604,6 +604,52 @@ TEST_CASE_TEMPLATE("strided_copy of transposes in tiles equals reference_copy", 
   }
 }
 
+TEST_CASE_TEMPLATE("permutes whose unit strides are dimensions apart copy as transposes", T,
+                   DMLREF_ALL_TYPES) {
+  // {a, b, c} stored packed, copied to its permutation: the destination is unit-stride
+  // innermost, the source along a dimension further out than the one before it (or the other
+  // way round). with_transpose_last (copy_view's plan) moves that dimension next to the
+  // innermost, so the plan's last two dimensions are a transpose (the tiles), and the copy
+  // equals reference_copy.
+  // Broadcast or reversed inner runs keep their order (their loops read each run once).
+  struct Case {
+    std::vector<std::uint32_t> sizes;
+    std::vector<std::int64_t> src_strides;
+    std::vector<std::int64_t> dst_strides;
+    bool reordered;
+  };
+  const Case cases[] = {
+      // {8, 3, 70} permuted (2, 1, 0): source unit-stride along the outermost dimension
+      {{70, 3, 8}, {1, 70, 210}, {24, 8, 1}, true},
+      // the other way round: destination unit-stride outermost
+      {{70, 3, 8}, {24, 8, 1}, {1, 70, 210}, true},
+      // four dimensions, the unit stride two away from the innermost
+      {{33, 2, 3, 5}, {1, 33 * 5, 33 * 5 * 2, 33}, {30, 15, 5, 1}, true},
+      // broadcast inner runs of the source: the broadcast loop stays
+      {{70, 3, 8}, {1, 70, 0}, {24, 8, 1}, false},
+  };
+  for (const Case& c : cases) {
+    const Layout src_layout = Layout::strided(c.sizes, c.src_strides);
+    const Layout dst_layout = Layout::strided(c.sizes, c.dst_strides);
+    const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{src_layout.strides,
+                                                                   dst_layout.strides};
+    const detail::CopyPlan plan = detail::make_copy_plan(dst_layout.size_span(), strides);
+    CAPTURE(src_layout.strides_string());
+    CHECK_FALSE(detail::is_transpose(plan));
+    CHECK(detail::is_transpose(detail::with_transpose_last(plan)) == c.reordered);
+    const auto range = *src_layout.offset_range();
+    const std::vector<T> src = test::distinct_buffer<T>(static_cast<std::size_t>(range.max + 1));
+    const std::size_t count = Layout::packed(c.sizes).element_count();
+    std::vector<T> expected = sentinel_buffer<T>(count);
+    std::vector<T> actual = expected;
+    reference_copy<T>(TensorView<const T>(src.data(), src_layout),
+                      TensorView<T>(expected.data(), dst_layout));
+    strided_copy<T>(TensorView<const T>(src.data(), src_layout),
+                    TensorView<T>(actual.data(), dst_layout));
+    CHECK(same_buffers(expected, actual));
+  }
+}
+
 TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every width, kernel, edge", T,
                    std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t) {
   // copy_transposed moves K x K blocks (K = 2-16 by width; bytes 16 x 32 under AVX2) in bands of 64

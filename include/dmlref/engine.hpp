@@ -462,8 +462,9 @@ inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
   if (row.rank == 1 && row.sizes[0] == 1) {
     plan.move = RowMove::Element;
   } else if (row.rank == 1) {
-    // Rows back to back in the output stream from 64 bytes (a loop over precomputed offsets
-    // of 64-byte rows, 16 MiB: 0.36 of memcpy with ordinary stores, 0.39-0.66 streamed).
+    // Rows back to back in the output stream from kStreamMinPackedRunBytes (a loop over
+    // precomputed offsets of 64-byte rows, 16 MiB: 0.36 of memcpy with ordinary stores,
+    // 0.39-0.66 streamed).
     const bool packed = grid.rank != 0 && grid.inner_stride(2) == static_cast<std::int64_t>(
                                                                      row.sizes[0]);
     const bool stream = unit && output_bytes >= kStreamMinBytes &&
@@ -472,6 +473,8 @@ inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
     const bool fixed = unit && is_fixed_row_size(bytes);
     plan.move = stream ? RowMove::Stream : fixed ? RowMove::Fixed : RowMove::Run;
     plan.row_bytes = bytes;
+  } else {
+    plan.row = with_transpose_last(row);  // each row a copy_with_plan: reordered once, here
   }
   // Up to 4 KiB of each row is prefetched.
   const bool runs = plan.move != RowMove::Element && plan.move != RowMove::Plan;
@@ -1448,14 +1451,14 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
         const auto* const from = reinterpret_cast<const unsigned char*>(src);
         auto* const to = reinterpret_cast<unsigned char*>(dst);
         const auto width = static_cast<std::int64_t>(sizeof(W));
-        // Positions [a0, mid) are reversed, [mid, a1) copied.
-        const std::uint64_t mid = std::clamp(std::min(l0, axis_size), a0, a1);
+        // Positions [a0, mid) are reversed, [mid, a1) copied (l0 is at most the axis size).
+        const std::uint64_t mid = std::clamp(l0, a0, a1);
         // Streamed: rows of kStreamMinRunBytes or more, and narrower rows that fill the output
         // back to back and stream whole (streams_aligned; 16 MiB of 64-byte rows, one core: 0.9
         // of memcpy with ordinary stores, 1.5 streamed).
         const std::size_t row_bytes = count * sizeof(W);
         const bool whole_lines = oa * width == static_cast<std::int64_t>(row_bytes) &&
-                                 streams_aligned(to, row_bytes);
+                                 stream_rows_aligned(to, oa * width, row_bytes);
         const std::size_t stream_min = !stream ? 0 : whole_lines ? 1 : kStreamMinRunBytes;
         const auto at = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
         if (mid > a0) {
@@ -1537,31 +1540,10 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
     if (stream) stream_fence();
     return;
   }
-  if (n <= kReverseShortRun) {
-    // Each element read from where the reversal takes it, with no branch on the run's length.
-    walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
-                                     std::uint64_t count) {
-      std::array<std::uint64_t, kIndexChunk> length;
-      lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
-      const W* const src = in + (o[0] + start * in_inner);
-      W* const dst = out + (o[2] + start * out_inner);
-      const std::int64_t si = in_inner, di = out_inner, sa = in_step, da = out_step;
-      const std::uint64_t size = n;
-      for (std::uint64_t j = 0; j < count; ++j) {
-        const auto jj = static_cast<std::int64_t>(j);
-        const W* const s = src + jj * si;
-        W* const d = dst + jj * di;
-        const std::uint64_t l = length[j];
-        for (std::uint64_t a = 0; a < size; ++a) {
-          const auto from = static_cast<std::int64_t>(a < l ? l - 1 - a : a);
-          store_bits(d + static_cast<std::int64_t>(a) * da, load_bits(s + from * sa));
-        }
-      }
-    }, base);
-    return;
-  }
+  // Short runs (kReverseShortRun) take the element loop below, even where AVX2 is at hand.
+  const bool short_runs = n <= kReverseShortRun;
 #if DMLREF_ENGINE_AVX2
-  if (unit && engine_avx2_enabled()) {
+  if (unit && !short_runs && engine_avx2_enabled()) {
     reverse_contiguous_runs_avx2(plan, base, in, lengths, out, lengths_of, sizeof(W));
     return;
   }
@@ -1571,22 +1553,34 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
     std::array<std::uint64_t, kIndexChunk> length;
     const auto j0 = static_cast<std::uint64_t>(start), j1 = j0 + count;
     lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
+    // Locals: store_bits's memcpy may alias anything, so values read through the closure would
+    // be reloaded after every element.
+    const std::int64_t sa = in_step, da = out_step;
+    const std::uint64_t size = n;
     for (std::uint64_t j = j0; j < j1; ++j) {
       const auto i = static_cast<std::int64_t>(j);
       const W* src = in + (o[0] + i * in_inner);
       W* dst = out + (o[2] + i * out_inner);
       const std::uint64_t l = length[j - j0];
+      if (short_runs) {
+        // Each element read from where the reversal takes it, with no branch on the length.
+        for (std::uint64_t a = 0; a < size; ++a) {
+          const auto from = static_cast<std::int64_t>(reversed_source(a, l, size));
+          store_bits(dst + static_cast<std::int64_t>(a) * da, load_bits(src + from * sa));
+        }
+        continue;
+      }
       if (l > 0) {
         if (unit) {
           copy_run_reversed(src, dst, l);
         } else {
           // Walk the source backwards from its last reversed element.
-          copy_run(src + static_cast<std::int64_t>(l - 1) * in_step, -in_step, dst, out_step, l);
+          copy_run(src + static_cast<std::int64_t>(l - 1) * sa, -sa, dst, da, l);
         }
       }
-      if (l < n) {
+      if (l < size) {
         const auto ll = static_cast<std::int64_t>(l);
-        copy_run(src + ll * in_step, in_step, dst + ll * out_step, out_step, n - l);
+        copy_run(src + ll * sa, sa, dst + ll * da, da, size - l);
       }
     }
   }, base);

@@ -523,10 +523,16 @@ inline void stream_fence() noexcept {
 #endif
 }
 
-// dst[i] = src[i] for i in [0, n): a contiguous run too short for memcpy's call to pay off.
-template <class T>
-void copy_run_contiguous_short(const T* src, T* dst, std::uint64_t n) noexcept {
-  copy_bytes_short(static_cast<void*>(dst), src, n * sizeof(T));
+// One contiguous run of `bytes` bytes, with ordinary stores: memcpy from kMemcpyMinRunBytes,
+// copy_bytes_short below it. Inline: where runs go one at a time (copy_run, a JOIN's blocks side
+// by side), a call and a size dispatch per run cost more than a narrow run.
+DMLREF_ALWAYS_INLINE void copy_one_run(const unsigned char* src, unsigned char* dst,
+                                       std::size_t bytes) noexcept {
+  if (bytes >= kMemcpyMinRunBytes) {
+    std::memcpy(dst, src, bytes);
+  } else {
+    copy_bytes_short(dst, src, bytes);
+  }
 }
 
 // dst[i * dst_stride] = *src for i in [0, n): the source element is read once.
@@ -595,16 +601,13 @@ void copy_run_reversed(const T* src, T* dst, std::uint64_t n) noexcept {
 }
 
 // dst[i * dst_stride] = src[i * src_stride] for i in [0, n), choosing the fastest way per run:
-// memcpy for long unit-stride runs, copy_bytes_short for short ones, then the loops above.
+// memcpy or copy_bytes_short for unit-stride runs (copy_one_run), then the loops above.
 template <class T>
 void copy_run(const T* src, std::int64_t src_stride, T* dst, std::int64_t dst_stride,
               std::uint64_t n) noexcept {
   if (src_stride == 1 && dst_stride == 1) {
-    if (n * sizeof(T) >= kMemcpyMinRunBytes) {
-      std::memcpy(static_cast<void*>(dst), src, n * sizeof(T));
-    } else {
-      copy_run_contiguous_short(src, dst, n);
-    }
+    copy_one_run(reinterpret_cast<const unsigned char*>(src), reinterpret_cast<unsigned char*>(dst),
+                 n * sizeof(T));
   } else if (src_stride == 0) {
     copy_run_broadcast(src, dst, dst_stride, n);
   } else if (src_stride == -1 && dst_stride == 1 && n > 0) {
@@ -666,18 +669,6 @@ inline void copy_runs(const unsigned char* src, std::int64_t src_step, unsigned 
       for (std::uint64_t i = 0; i < runs; ++i) {
         copy_bytes_short(dst + at(i) * dst_step, src + at(i) * src_step, bytes);
       }
-  }
-}
-
-// One contiguous run of `bytes` bytes, as copy_runs copies one with ordinary stores, inline:
-// where runs go one at a time (a JOIN's blocks side by side, each a few lines wide), the call
-// and size dispatch of copy_runs cost more than a narrow run.
-DMLREF_ALWAYS_INLINE void copy_one_run(const unsigned char* src, unsigned char* dst,
-                                       std::size_t bytes) noexcept {
-  if (bytes >= kMemcpyMinRunBytes) {
-    std::memcpy(dst, src, bytes);
-  } else {
-    copy_bytes_short(dst, src, bytes);
   }
 }
 
@@ -1222,7 +1213,7 @@ void copy_with_plan_on_thread(const CopyPlan& plan, const T* src, T* dst, bool s
 }
 
 // `plan` (a copy: two operands) with its dimensions reordered so that the last two are a
-// transpose where they can be: where one operand is unit-stride along the innermost dimension and
+// transpose where they can be, once per plan (copy_view, GATHER_ND1's row plans): where one operand is unit-stride along the innermost dimension and
 // the other along a dimension further out than the one before it, that dimension moves next to
 // the innermost. A copy writes each element once, so the order it visits them in does not change
 // the result; as runs, each element of the other operand is on a line of its own, as tiles
@@ -1261,9 +1252,8 @@ inline CopyPlan with_transpose_last(const CopyPlan& plan) noexcept {
 // copy_with_plan_on_thread over the parts of the plan (for_each_plan_part): a copy writes each
 // destination element once, so any split gives the same bytes.
 template <class T>
-void copy_with_plan(const CopyPlan& given, const T* src, T* dst, bool stream = false,
+void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
                     std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
-  const CopyPlan plan = with_transpose_last(given);
   const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(T);
   for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& base) {
     copy_with_plan_on_thread(part, src + base[0], dst + base[1], stream, memcpy_min_run_bytes);
@@ -1278,8 +1268,8 @@ void copy_view(const TensorView<const T>& src, const TensorView<T>& dst,
   const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{src.layout().strides,
                                                                  dst.layout().strides};
   const bool streaming = stream.value_or(dst.element_count() * sizeof(T) >= kStreamMinBytes);
-  copy_with_plan(make_copy_plan(dst.layout().size_span(), strides), src.data(), dst.data(),
-                 streaming);
+  copy_with_plan(with_transpose_last(make_copy_plan(dst.layout().size_span(), strides)),
+                 src.data(), dst.data(), streaming);
 }
 
 // A working set that stays in the L1 and L2 caches: the engine's slabs (copy_pieces' of many

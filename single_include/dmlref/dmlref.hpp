@@ -2875,10 +2875,16 @@ inline void stream_fence() noexcept {
 #endif
 }
 
-// dst[i] = src[i] for i in [0, n): a contiguous run too short for memcpy's call to pay off.
-template <class T>
-void copy_run_contiguous_short(const T* src, T* dst, std::uint64_t n) noexcept {
-  copy_bytes_short(static_cast<void*>(dst), src, n * sizeof(T));
+// One contiguous run of `bytes` bytes, with ordinary stores: memcpy from kMemcpyMinRunBytes,
+// copy_bytes_short below it. Inline: where runs go one at a time (copy_run, a JOIN's blocks side
+// by side), a call and a size dispatch per run cost more than a narrow run.
+DMLREF_ALWAYS_INLINE void copy_one_run(const unsigned char* src, unsigned char* dst,
+                                       std::size_t bytes) noexcept {
+  if (bytes >= kMemcpyMinRunBytes) {
+    std::memcpy(dst, src, bytes);
+  } else {
+    copy_bytes_short(dst, src, bytes);
+  }
 }
 
 // dst[i * dst_stride] = *src for i in [0, n): the source element is read once.
@@ -2947,16 +2953,13 @@ void copy_run_reversed(const T* src, T* dst, std::uint64_t n) noexcept {
 }
 
 // dst[i * dst_stride] = src[i * src_stride] for i in [0, n), choosing the fastest way per run:
-// memcpy for long unit-stride runs, copy_bytes_short for short ones, then the loops above.
+// memcpy or copy_bytes_short for unit-stride runs (copy_one_run), then the loops above.
 template <class T>
 void copy_run(const T* src, std::int64_t src_stride, T* dst, std::int64_t dst_stride,
               std::uint64_t n) noexcept {
   if (src_stride == 1 && dst_stride == 1) {
-    if (n * sizeof(T) >= kMemcpyMinRunBytes) {
-      std::memcpy(static_cast<void*>(dst), src, n * sizeof(T));
-    } else {
-      copy_run_contiguous_short(src, dst, n);
-    }
+    copy_one_run(reinterpret_cast<const unsigned char*>(src), reinterpret_cast<unsigned char*>(dst),
+                 n * sizeof(T));
   } else if (src_stride == 0) {
     copy_run_broadcast(src, dst, dst_stride, n);
   } else if (src_stride == -1 && dst_stride == 1 && n > 0) {
@@ -3018,18 +3021,6 @@ inline void copy_runs(const unsigned char* src, std::int64_t src_step, unsigned 
       for (std::uint64_t i = 0; i < runs; ++i) {
         copy_bytes_short(dst + at(i) * dst_step, src + at(i) * src_step, bytes);
       }
-  }
-}
-
-// One contiguous run of `bytes` bytes, as copy_runs copies one with ordinary stores, inline:
-// where runs go one at a time (a JOIN's blocks side by side, each a few lines wide), the call
-// and size dispatch of copy_runs cost more than a narrow run.
-DMLREF_ALWAYS_INLINE void copy_one_run(const unsigned char* src, unsigned char* dst,
-                                       std::size_t bytes) noexcept {
-  if (bytes >= kMemcpyMinRunBytes) {
-    std::memcpy(dst, src, bytes);
-  } else {
-    copy_bytes_short(dst, src, bytes);
   }
 }
 
@@ -3574,7 +3565,7 @@ void copy_with_plan_on_thread(const CopyPlan& plan, const T* src, T* dst, bool s
 }
 
 // `plan` (a copy: two operands) with its dimensions reordered so that the last two are a
-// transpose where they can be: where one operand is unit-stride along the innermost dimension and
+// transpose where they can be, once per plan (copy_view, GATHER_ND1's row plans): where one operand is unit-stride along the innermost dimension and
 // the other along a dimension further out than the one before it, that dimension moves next to
 // the innermost. A copy writes each element once, so the order it visits them in does not change
 // the result; as runs, each element of the other operand is on a line of its own, as tiles
@@ -3613,9 +3604,8 @@ inline CopyPlan with_transpose_last(const CopyPlan& plan) noexcept {
 // copy_with_plan_on_thread over the parts of the plan (for_each_plan_part): a copy writes each
 // destination element once, so any split gives the same bytes.
 template <class T>
-void copy_with_plan(const CopyPlan& given, const T* src, T* dst, bool stream = false,
+void copy_with_plan(const CopyPlan& plan, const T* src, T* dst, bool stream = false,
                     std::size_t memcpy_min_run_bytes = kMemcpyMinRunBytes) {
-  const CopyPlan plan = with_transpose_last(given);
   const std::uint64_t bytes = plan.run_count() * plan.inner_size() * sizeof(T);
   for_each_plan_part(plan, bytes, [&](const CopyPlan& part, const PlanBase& base) {
     copy_with_plan_on_thread(part, src + base[0], dst + base[1], stream, memcpy_min_run_bytes);
@@ -3630,8 +3620,8 @@ void copy_view(const TensorView<const T>& src, const TensorView<T>& dst,
   const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{src.layout().strides,
                                                                  dst.layout().strides};
   const bool streaming = stream.value_or(dst.element_count() * sizeof(T) >= kStreamMinBytes);
-  copy_with_plan(make_copy_plan(dst.layout().size_span(), strides), src.data(), dst.data(),
-                 streaming);
+  copy_with_plan(with_transpose_last(make_copy_plan(dst.layout().size_span(), strides)),
+                 src.data(), dst.data(), streaming);
 }
 
 // A working set that stays in the L1 and L2 caches: the engine's slabs (copy_pieces' of many
@@ -4844,8 +4834,9 @@ inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
   if (row.rank == 1 && row.sizes[0] == 1) {
     plan.move = RowMove::Element;
   } else if (row.rank == 1) {
-    // Rows back to back in the output stream from 64 bytes (a loop over precomputed offsets
-    // of 64-byte rows, 16 MiB: 0.36 of memcpy with ordinary stores, 0.39-0.66 streamed).
+    // Rows back to back in the output stream from kStreamMinPackedRunBytes (a loop over
+    // precomputed offsets of 64-byte rows, 16 MiB: 0.36 of memcpy with ordinary stores,
+    // 0.39-0.66 streamed).
     const bool packed = grid.rank != 0 && grid.inner_stride(2) == static_cast<std::int64_t>(
                                                                      row.sizes[0]);
     const bool stream = unit && output_bytes >= kStreamMinBytes &&
@@ -4854,6 +4845,8 @@ inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
     const bool fixed = unit && is_fixed_row_size(bytes);
     plan.move = stream ? RowMove::Stream : fixed ? RowMove::Fixed : RowMove::Run;
     plan.row_bytes = bytes;
+  } else {
+    plan.row = with_transpose_last(row);  // each row a copy_with_plan: reordered once, here
   }
   // Up to 4 KiB of each row is prefetched.
   const bool runs = plan.move != RowMove::Element && plan.move != RowMove::Plan;
@@ -5830,14 +5823,14 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
         const auto* const from = reinterpret_cast<const unsigned char*>(src);
         auto* const to = reinterpret_cast<unsigned char*>(dst);
         const auto width = static_cast<std::int64_t>(sizeof(W));
-        // Positions [a0, mid) are reversed, [mid, a1) copied.
-        const std::uint64_t mid = std::clamp(std::min(l0, axis_size), a0, a1);
+        // Positions [a0, mid) are reversed, [mid, a1) copied (l0 is at most the axis size).
+        const std::uint64_t mid = std::clamp(l0, a0, a1);
         // Streamed: rows of kStreamMinRunBytes or more, and narrower rows that fill the output
         // back to back and stream whole (streams_aligned; 16 MiB of 64-byte rows, one core: 0.9
         // of memcpy with ordinary stores, 1.5 streamed).
         const std::size_t row_bytes = count * sizeof(W);
         const bool whole_lines = oa * width == static_cast<std::int64_t>(row_bytes) &&
-                                 streams_aligned(to, row_bytes);
+                                 stream_rows_aligned(to, oa * width, row_bytes);
         const std::size_t stream_min = !stream ? 0 : whole_lines ? 1 : kStreamMinRunBytes;
         const auto at = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
         if (mid > a0) {
@@ -5919,31 +5912,10 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
     if (stream) stream_fence();
     return;
   }
-  if (n <= kReverseShortRun) {
-    // Each element read from where the reversal takes it, with no branch on the run's length.
-    walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
-                                     std::uint64_t count) {
-      std::array<std::uint64_t, kIndexChunk> length;
-      lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
-      const W* const src = in + (o[0] + start * in_inner);
-      W* const dst = out + (o[2] + start * out_inner);
-      const std::int64_t si = in_inner, di = out_inner, sa = in_step, da = out_step;
-      const std::uint64_t size = n;
-      for (std::uint64_t j = 0; j < count; ++j) {
-        const auto jj = static_cast<std::int64_t>(j);
-        const W* const s = src + jj * si;
-        W* const d = dst + jj * di;
-        const std::uint64_t l = length[j];
-        for (std::uint64_t a = 0; a < size; ++a) {
-          const auto from = static_cast<std::int64_t>(a < l ? l - 1 - a : a);
-          store_bits(d + static_cast<std::int64_t>(a) * da, load_bits(s + from * sa));
-        }
-      }
-    }, base);
-    return;
-  }
+  // Short runs (kReverseShortRun) take the element loop below, even where AVX2 is at hand.
+  const bool short_runs = n <= kReverseShortRun;
 #if DMLREF_ENGINE_AVX2
-  if (unit && engine_avx2_enabled()) {
+  if (unit && !short_runs && engine_avx2_enabled()) {
     reverse_contiguous_runs_avx2(plan, base, in, lengths, out, lengths_of, sizeof(W));
     return;
   }
@@ -5953,22 +5925,34 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
     std::array<std::uint64_t, kIndexChunk> length;
     const auto j0 = static_cast<std::uint64_t>(start), j1 = j0 + count;
     lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
+    // Locals: store_bits's memcpy may alias anything, so values read through the closure would
+    // be reloaded after every element.
+    const std::int64_t sa = in_step, da = out_step;
+    const std::uint64_t size = n;
     for (std::uint64_t j = j0; j < j1; ++j) {
       const auto i = static_cast<std::int64_t>(j);
       const W* src = in + (o[0] + i * in_inner);
       W* dst = out + (o[2] + i * out_inner);
       const std::uint64_t l = length[j - j0];
+      if (short_runs) {
+        // Each element read from where the reversal takes it, with no branch on the length.
+        for (std::uint64_t a = 0; a < size; ++a) {
+          const auto from = static_cast<std::int64_t>(reversed_source(a, l, size));
+          store_bits(dst + static_cast<std::int64_t>(a) * da, load_bits(src + from * sa));
+        }
+        continue;
+      }
       if (l > 0) {
         if (unit) {
           copy_run_reversed(src, dst, l);
         } else {
           // Walk the source backwards from its last reversed element.
-          copy_run(src + static_cast<std::int64_t>(l - 1) * in_step, -in_step, dst, out_step, l);
+          copy_run(src + static_cast<std::int64_t>(l - 1) * sa, -sa, dst, da, l);
         }
       }
-      if (l < n) {
+      if (l < size) {
         const auto ll = static_cast<std::int64_t>(l);
-        copy_run(src + ll * in_step, in_step, dst + ll * out_step, out_step, n - l);
+        copy_run(src + ll * sa, sa, dst + ll * da, da, size - l);
       }
     }
   }, base);
