@@ -288,8 +288,8 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
   const I* const ix = static_cast<const I*>(t.indices) + first;
   const std::uint32_t size = t.axis_size;
   const std::int64_t axis_stride = t.axis_stride;
-  if (step == 1 && axis_stride == 1) {
-    // The common layout: a loop with no multiply and no branch (random indices mispredict
+  if (step == 1) {
+    // The common layout: a loop with no branch (random indices mispredict
     // scatter_target_index's every time), clamp_index written out (in int64 for signed
     // indices): SC8 proved each index legal, or the policy clamps (IndexPolicy::Clamp), where
     // this is clamp_index too.
@@ -315,6 +315,13 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
     // as far as the compiler knows, and a loop that stores through one and loads through the
     // other stays scalar (a third of SCATTER's time with int64 indices).
     prefetch_stream(ix, count * sizeof(I));
+    if (axis_stride != 1) {
+      // Scalar: the 64-bit multiply does not vectorise below AVX-512, and blocks built element
+      // by element and copied out as vectors stall on every copy (a store forwarded to a wider
+      // load).
+      for (std::uint64_t i = 0; i < count; ++i) targets[i] = target(ix[i]) * axis_stride;
+      return;
+    }
     constexpr std::uint64_t kBlock = 8;
     std::uint64_t i = 0;
     for (; i + kBlock <= count; i += kBlock) {
