@@ -745,6 +745,27 @@ TEST_CASE_TEMPLATE("engine: SC8's narrowed pass keeps each index's place, any la
   }
 }
 
+TEST_CASE("engine: SC8's narrowed pass streams 8 MiB of places and writes every one") {
+  // At least kStreamMinBytes of places: the lines a run fills whole take streaming stores. One
+  // run (packed), and rows of 5000 in a padded layout, so that runs start at every offset within
+  // a line that places take (multiples of 8: 5000 % 32 = 8), streamed or not.
+  constexpr std::uint32_t kRow = 5000, kAxis = 4099;
+  constexpr std::uint32_t kRows = (dmlref::detail::kStreamMinBytes / 2 + kRow - 1) / kRow;
+  std::mt19937 rng(4242u);
+  std::vector<std::int32_t> storage(std::size_t{kRows} * (kRow + 3));
+  for (std::int32_t& v : storage) v = random_index<std::int32_t>(kAxis, false, rng);
+  const TensorView<const std::int32_t> packed(storage.data(), {kRows, kRow});
+  const TensorView<const std::int32_t> padded(storage.data(),
+                                              Layout::strided({kRows, kRow}, {kRow + 3, 1}));
+  REQUIRE(packed.element_count() * 2 >= dmlref::detail::kStreamMinBytes);
+  REQUIRE(kRow >= dmlref::detail::kNarrowStreamMinRun);
+  check_narrowed_places(packed, kAxis);
+  check_narrowed_places(padded, kAxis);
+  // A bad index inside a streamed line is still found.
+  storage[std::size_t{kRows / 2} * (kRow + 3) + 700] = static_cast<std::int32_t>(kAxis);
+  check_narrowed_places(padded, kAxis);
+}
+
 TEST_CASE("engine: scratch memory is kept between calls and taken again, the larger block kept") {
   using dmlref::detail::Scratch;
   void* kept = nullptr;

@@ -982,13 +982,17 @@ inline std::uint64_t narrow_min_indices = kNarrowMinIndices;
 // the indices' own bytes) never outgrow the most Scratch keeps.
 inline constexpr std::uint64_t kNarrowMaxIndices = kMaxKeptScratchBytes / sizeof(std::uint16_t);
 
+// Runs of fewer indices write their places with ordinary stores, however many there are.
+inline constexpr std::uint64_t kNarrowStreamMinRun = 4096;
+
 // Checks `count` indices run[i * step] against `bounds` (the legal range for an axis of n) and
 // writes each one's place to places[i * place_step]: for u = v - lo (wrapping), u - n where
-// u >= n (a negative index) and u otherwise. False when one is illegal.
+// u >= n (a negative index) and u otherwise. False when one is illegal. `stream`: as
+// narrow_index_blocks_avx2.
 template <IndexElement I>
 bool narrow_index_run(const I* run, std::int64_t step, std::uint16_t* places,
                       std::int64_t place_step, std::uint64_t count, IndexBounds<I> bounds,
-                      std::uint32_t n) noexcept {
+                      std::uint32_t n, bool stream) noexcept {
   using U = std::make_unsigned_t<I>;
   const auto lo = static_cast<U>(bounds.lo);
   const U span = static_cast<U>(bounds.hi) - lo;
@@ -996,7 +1000,7 @@ bool narrow_index_run(const I* run, std::int64_t step, std::uint16_t* places,
   std::uint64_t i = 0;
 #if DMLREF_ENGINE_AVX2
   if (step == 1 && place_step == 1 && engine_avx2_enabled()) {
-    if (!narrow_index_blocks_avx2<I>(run, count, lo, span, U{n}, places)) bad = 1;
+    if (!narrow_index_blocks_avx2<I>(run, count, lo, span, U{n}, places, stream)) bad = 1;
     i = count - count % kNarrowBlock;
   }
 #endif
@@ -1032,10 +1036,14 @@ bool check_and_narrow_indices(const Layout& indices, const Layout& stored, const
                                                                   into->layout.strides};
   const CopyPlan plan = make_copy_plan(stored.size_span(), strides);
   auto* const places = static_cast<std::uint16_t*>(into->memory.data());
+  // Places that outgrow the caches stream (narrow_index_blocks_avx2), in runs long enough that
+  // the fence each ends with costs nothing.
+  const bool stream = count * sizeof(std::uint16_t) >= kStreamMinBytes;
   const bool legal = every_run_passes<2>(plan, count * sizeof(I), [&](
       const std::array<std::int64_t, 2>& first, const std::array<std::int64_t, 2>& step,
       std::uint64_t run) {
-    return narrow_index_run(data + first[0], step[0], places + first[1], step[1], run, bounds, n);
+    return narrow_index_run(data + first[0], step[0], places + first[1], step[1], run, bounds, n,
+                            stream && run >= kNarrowStreamMinRun);
   });
   if (!legal) return false;
   into->places = places;

@@ -153,16 +153,29 @@ DMLREF_TARGET_AVX2 inline Lanes index_places_avx2(const unsigned char* at, U lo,
 // indices of 4 or 8 bytes: their places written as 16 bits (n <= 65536), legality folded into one
 // flag. False when one is illegal; the places written then are not meant to be read. The caller
 // takes the rest.
+// `stream`: the places are too many to stay cached until the scatter reads them, so the lines
+// the run's blocks fill whole are written with streaming stores (fenced here, on the thread that
+// wrote them), not read for ownership first. Uint8 4096 x 4096 scattered along axis 1 with int64
+// indices, one core: 12.8-13.1 ms -> 11.5-11.8 ms.
 inline constexpr std::uint64_t kNarrowBlock = 16;
 template <class I>
 DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t count,
                                               std::make_unsigned_t<I> lo,
                                               std::make_unsigned_t<I> span,
-                                              std::make_unsigned_t<I> n,
-                                              std::uint16_t* places) noexcept {
+                                              std::make_unsigned_t<I> n, std::uint16_t* places,
+                                              bool stream) noexcept {
   using U = std::make_unsigned_t<I>;
   using Lanes = std::conditional_t<sizeof(I) == 8, Lanes8x4, Lanes4x8>;
   const auto* const at = reinterpret_cast<const unsigned char*>(run);
+  // The blocks [stream_from, stream_to) fill whole lines, two blocks to a line; others (a line
+  // the run shares with its neighbours) take ordinary stores.
+  constexpr std::uint64_t kLinePlaces = 64 / sizeof(std::uint16_t);
+  const std::uint64_t line_offset = reinterpret_cast<std::uintptr_t>(places) % 64 / 2;
+  const std::uint64_t stream_from = (kLinePlaces - line_offset) % kLinePlaces;
+  std::uint64_t stream_to = 0;
+  if (stream && stream_from % kNarrowBlock == 0 && stream_from + kLinePlaces <= count) {
+    stream_to = stream_from + (count - stream_from) / kLinePlaces * kLinePlaces;
+  }
   Lanes bad{};
   std::uint64_t i = 0;
   for (; i + kNarrowBlock <= count; i += kNarrowBlock) {
@@ -189,8 +202,14 @@ DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t cou
       w = __builtin_shufflevector(reinterpret_cast<Lanes2x16>(a), reinterpret_cast<Lanes2x16>(b),
                                   0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     }
-    std::memcpy(places + i, &w, 32);
+    if (i >= stream_from && i < stream_to) {
+      stream_aligned_run(reinterpret_cast<unsigned char*>(places + i),
+                         reinterpret_cast<const unsigned char*>(&w), 32);
+    } else {
+      std::memcpy(places + i, &w, 32);
+    }
   }
+  if (stream_to != 0) stream_fence();
   U any_bad = 0;
   for (std::size_t k = 0; k < sizeof(Lanes) / sizeof(U); ++k) any_bad |= bad[k];
   return any_bad == 0;
