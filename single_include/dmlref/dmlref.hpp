@@ -4579,43 +4579,65 @@ inline void copy_block_runs(const BlockRun* blocks, std::size_t count,
   }
   const std::uint64_t inner = sizes[rank - 1];
   const std::uint64_t batch = std::clamp<std::uint64_t>(kBlockRunBatchBytes / widest, 1, 8);
+  bool any_fetch = false;
+  for (std::size_t b = 0; b < count; ++b) any_fetch = any_fetch || lanes[b].fetch;
+  // Where a block's batch would be one or two positions (its widest run at least 86 bytes),
+  // each position's runs go one block after another with nothing decided per run: the choices
+  // below cost more than they gain there. JOIN of 33, 24 and 8 float32 (16 MiB, one core):
+  // 0.62-0.66 of memcpy -> 0.75-0.79; 24, 5 and 24: 0.68-0.71 -> 0.83-0.85. With a batch of 8
+  // (runs of 20 bytes) the batches win: 0.74-0.78 against 0.55.
+  const bool one_at_a_time = !stream && !any_fetch && batch <= 2;
   for (std::uint64_t i = begin; i < end;) {
-    // A few positions along the innermost outer dimension per block, so each block's loop runs
-    // on registers; few enough that every piece still streams alongside the others.
-    const std::uint64_t steps = std::min({end - i, inner - c[rank - 1], batch});
-    const auto n = static_cast<std::int64_t>(steps);
-    for (std::size_t b = 0; b < count; ++b) {
-      Lane& l = lanes[b];
-      if (l.fetch) {
-        // Integer addresses: positions past the end cost a wasted request at most (a prefetch
-        // never faults), and no pointer is formed outside the tensor.
-        const std::int64_t ahead = l.src_at + kBlockRunAheadPositions * l.src_step;
-        for (std::int64_t r = 0; r < n; ++r) {
-          prefetch_lines(reinterpret_cast<std::uintptr_t>(l.src) +
-                             static_cast<std::uintptr_t>(ahead + r * l.src_step),
-                         l.bytes);
+    if (one_at_a_time) {
+      const std::uint64_t steps = std::min(end - i, inner - c[rank - 1]);
+      for (std::uint64_t r = 0; r < steps; ++r) {
+        for (std::size_t b = 0; b < count; ++b) {
+          Lane& l = lanes[b];
+          copy_one_run(l.src + l.src_at, l.dst + l.dst_at, l.bytes);
+          l.src_at += l.src_step;
+          l.dst_at += l.dst_step;
         }
       }
-      const unsigned char* const from = l.src + l.src_at;
-      unsigned char* const to = l.dst + l.dst_at;
-      if (stream) {
-        for (std::int64_t r = 0; r < n; ++r) {
-          stream_aligned_run(to + r * l.dst_step, from + r * l.src_step, l.bytes);
+      i += steps;
+      c[rank - 1] += steps;
+    } else {
+      // A few positions along the innermost outer dimension per block, so each block's loop
+      // runs on registers; few enough that every piece still streams alongside the others.
+      const std::uint64_t steps = std::min({end - i, inner - c[rank - 1], batch});
+      const auto n = static_cast<std::int64_t>(steps);
+      for (std::size_t b = 0; b < count; ++b) {
+        Lane& l = lanes[b];
+        if (l.fetch) {
+          // Integer addresses: positions past the end cost a wasted request at most (a
+          // prefetch never faults), and no pointer is formed outside the tensor.
+          const std::int64_t ahead = l.src_at + kBlockRunAheadPositions * l.src_step;
+          for (std::int64_t r = 0; r < n; ++r) {
+            prefetch_lines(reinterpret_cast<std::uintptr_t>(l.src) +
+                               static_cast<std::uintptr_t>(ahead + r * l.src_step),
+                           l.bytes);
+          }
         }
-      } else if (l.batched && n > 1) {
-        copy_runs(from, l.src_step, to, l.dst_step, steps, l.bytes);
-      } else {
-        // One run at a time, inline: for other sizes copy_runs' call and size dispatch cost
-        // more than a narrow run.
-        for (std::int64_t r = 0; r < n; ++r) {
-          copy_one_run(from + r * l.src_step, to + r * l.dst_step, l.bytes);
+        const unsigned char* const from = l.src + l.src_at;
+        unsigned char* const to = l.dst + l.dst_at;
+        if (stream) {
+          for (std::int64_t r = 0; r < n; ++r) {
+            stream_aligned_run(to + r * l.dst_step, from + r * l.src_step, l.bytes);
+          }
+        } else if (l.batched && n > 1) {
+          copy_runs(from, l.src_step, to, l.dst_step, steps, l.bytes);
+        } else {
+          // One run at a time, inline: for other sizes copy_runs' call and size dispatch cost
+          // more than a narrow run.
+          for (std::int64_t r = 0; r < n; ++r) {
+            copy_one_run(from + r * l.src_step, to + r * l.dst_step, l.bytes);
+          }
         }
+        l.src_at += n * l.src_step;
+        l.dst_at += n * l.dst_step;
       }
-      l.src_at += n * l.src_step;
-      l.dst_at += n * l.dst_step;
+      i += steps;
+      c[rank - 1] += steps;
     }
-    i += steps;
-    c[rank - 1] += steps;
     // At the end of the innermost outer dimension, carry into the ones before it.
     if (c[rank - 1] < inner) continue;
     c[rank - 1] = 0;
