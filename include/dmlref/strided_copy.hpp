@@ -448,7 +448,12 @@ inline bool streams_aligned(const void* dst, std::uint64_t bytes) noexcept {
 DMLREF_ALWAYS_INLINE void stream_aligned_run(unsigned char* dst, const unsigned char* src,
                                              std::size_t bytes) noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
-  for (std::size_t k = 0; k < bytes; k += 16) {
+  // Whole lines first: a run of 64 bytes (JOIN's rows of 64) is then no loop at all, and its
+  // speed no longer hangs on where the compiler places a 16-byte loop (one placement, straddling
+  // a 64-byte boundary, cost bench_table's join_rows64 15%).
+  std::size_t k = 0;
+  for (; k + 64 <= bytes; k += 64) stream_line(dst + k, src + k);
+  for (; k < bytes; k += 16) {
     _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k),
                      _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k)));
   }
