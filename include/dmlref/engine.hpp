@@ -264,11 +264,13 @@ inline void copy_block_runs(const BlockRun* blocks, std::size_t count,
           }
         } else if (l.batched && n > 1) {
           copy_runs(from, l.src_step, to, l.dst_step, steps, l.bytes);
+        } else if (l.bytes < kMemcpyMinRunBytes) {
+          // Inline, the size's class chosen once for the batch: for other sizes copy_runs'
+          // call and size dispatch cost more than a narrow run.
+          copy_short_runs(from, l.src_step, to, l.dst_step, steps, l.bytes);
         } else {
-          // One run at a time, inline: for other sizes copy_runs' call and size dispatch cost
-          // more than a narrow run.
           for (std::int64_t r = 0; r < n; ++r) {
-            copy_one_run(from + r * l.src_step, to + r * l.dst_step, l.bytes);
+            std::memcpy(to + r * l.dst_step, from + r * l.src_step, l.bytes);
           }
         }
         l.src_at += n * l.src_step;

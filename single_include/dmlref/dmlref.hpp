@@ -2990,6 +2990,45 @@ void copy_fixed_runs(const unsigned char* src, std::int64_t src_step, unsigned c
   }
 }
 
+// `runs` runs of one size `bytes` in [Half, 2 Half], each two copies of Half bytes that overlap
+// where bytes < 2 Half: copy_bytes_short's choice, made once for all the runs.
+template <std::size_t Half>
+DMLREF_ALWAYS_INLINE void copy_runs_overlapping(const unsigned char* src, std::int64_t src_step,
+                                                unsigned char* dst, std::int64_t dst_step,
+                                                std::uint64_t runs, std::size_t bytes) noexcept {
+  const std::size_t tail = bytes - Half;
+  for (std::uint64_t i = 0; i < runs; ++i) {
+    const auto ii = static_cast<std::int64_t>(i);
+    std::memcpy(dst + ii * dst_step, src + ii * src_step, Half);
+    std::memcpy(dst + ii * dst_step + tail, src + ii * src_step + tail, Half);
+  }
+}
+
+// copy_bytes_short for `runs` runs of one size: the size's class is chosen once, not per run
+// (a chain of compares per run of 20 bytes was most of a JOIN of pieces 5 float32 wide).
+DMLREF_ALWAYS_INLINE void copy_short_runs(const unsigned char* src, std::int64_t src_step,
+                                          unsigned char* dst, std::int64_t dst_step,
+                                          std::uint64_t runs, std::size_t bytes) noexcept {
+  if (bytes > 64) {
+    for (std::uint64_t i = 0; i < runs; ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      copy_bytes_short(dst + ii * dst_step, src + ii * src_step, bytes);
+    }
+  } else if (bytes >= 32) {
+    copy_runs_overlapping<32>(src, src_step, dst, dst_step, runs, bytes);
+  } else if (bytes >= 16) {
+    copy_runs_overlapping<16>(src, src_step, dst, dst_step, runs, bytes);
+  } else if (bytes >= 8) {
+    copy_runs_overlapping<8>(src, src_step, dst, dst_step, runs, bytes);
+  } else if (bytes >= 4) {
+    copy_runs_overlapping<4>(src, src_step, dst, dst_step, runs, bytes);
+  } else if (bytes >= 2) {
+    copy_runs_overlapping<2>(src, src_step, dst, dst_step, runs, bytes);
+  } else if (bytes == 1) {
+    copy_fixed_runs<1>(src, src_step, dst, dst_step, runs);
+  }
+}
+
 // Whether copy_runs copies runs of `bytes` bytes as a constant size (its switch below).
 constexpr bool copy_runs_size_is_constant(std::uint64_t bytes) noexcept {
   return bytes == 2 || bytes == 4 || bytes == 8 || bytes == 12 || bytes == 16 || bytes == 24 ||
@@ -3024,9 +3063,7 @@ inline void copy_runs(const unsigned char* src, std::int64_t src_step, unsigned 
     case 48: return copy_fixed_runs<48>(src, src_step, dst, dst_step, runs);
     case 64: return copy_fixed_runs<64>(src, src_step, dst, dst_step, runs);
     default:
-      for (std::uint64_t i = 0; i < runs; ++i) {
-        copy_bytes_short(dst + at(i) * dst_step, src + at(i) * src_step, bytes);
-      }
+      copy_short_runs(src, src_step, dst, dst_step, runs, bytes);
   }
 }
 
@@ -4661,11 +4698,13 @@ inline void copy_block_runs(const BlockRun* blocks, std::size_t count,
           }
         } else if (l.batched && n > 1) {
           copy_runs(from, l.src_step, to, l.dst_step, steps, l.bytes);
+        } else if (l.bytes < kMemcpyMinRunBytes) {
+          // Inline, the size's class chosen once for the batch: for other sizes copy_runs'
+          // call and size dispatch cost more than a narrow run.
+          copy_short_runs(from, l.src_step, to, l.dst_step, steps, l.bytes);
         } else {
-          // One run at a time, inline: for other sizes copy_runs' call and size dispatch cost
-          // more than a narrow run.
           for (std::int64_t r = 0; r < n; ++r) {
-            copy_one_run(from + r * l.src_step, to + r * l.dst_step, l.bytes);
+            std::memcpy(to + r * l.dst_step, from + r * l.src_step, l.bytes);
           }
         }
         l.src_at += n * l.src_step;
