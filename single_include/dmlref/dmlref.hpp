@@ -4550,11 +4550,11 @@ inline constexpr std::uint64_t kBlockRunBatchBytes = 256;
 
 // Runs that go one block after another (copy_block_runs) call memcpy from this size; shorter
 // ones are copied inline (copy_bytes_short), 64 bytes at a time. Runs of one size copied on
-// their own favour memcpy from 256 bytes (kMemcpyMinRunBytes), but between runs of other
-// blocks its call and size dispatch cost more: JOIN of 100, 64, 100, 33 and 3 float32 (runs of
-// 12 to 400 bytes; 16 MiB, one core) 0.78 of memcpy with memcpy from 128 bytes, 1.12 with it
-// from 1 KiB; 400 and 3 float32 0.66-0.69 from 1 KiB, 1.03 from 4 KiB; 700 and 5 1.03 from
-// 1 KiB, 0.89 from 4 KiB.
+// their own favour memcpy from about 256 bytes (kMemcpyMinRunBytes, 128, is where the two tie),
+// but between runs of other blocks its call and size dispatch cost more: JOIN of 100, 64, 100,
+// 33 and 3 float32 (runs of 12 to 400 bytes; 16 MiB, one core) 0.78 of memcpy with memcpy from
+// 128 bytes, 1.12 with it from 1 KiB; 400 and 3 float32 0.66-0.69 from 1 KiB, 1.03 from 4 KiB;
+// 700 and 5 1.03 from 1 KiB, 0.89 from 4 KiB.
 inline constexpr std::size_t kBlockRunMemcpyMinBytes = 2048;
 
 // Where every block's positions lie at most kDenseBlockRowBytes apart on both sides (pieces a
