@@ -529,8 +529,9 @@ inline void stream_fence() noexcept {
 }
 
 // One contiguous run of `bytes` bytes, with ordinary stores: memcpy from `memcpy_min`
-// (kMemcpyMinRunBytes unless the caller knows better), copy_bytes_short below it. Inline: where runs go one at a time (copy_run, a JOIN's blocks side
-// by side), a call and a size dispatch per run cost more than a narrow run.
+// (kMemcpyMinRunBytes unless the caller knows better), copy_bytes_short below it. Inline: where
+// runs go one at a time (copy_run, a JOIN's blocks side by side), a call and a size dispatch
+// per run cost more than a narrow run.
 DMLREF_ALWAYS_INLINE void copy_one_run(const unsigned char* src, unsigned char* dst,
                                        std::size_t bytes,
                                        std::size_t memcpy_min = kMemcpyMinRunBytes) noexcept {
