@@ -254,6 +254,34 @@ TEST_CASE("copy_bytes_short equals memcpy for every length 0-300 and alignment")
   }
 }
 
+TEST_CASE("copy_short_runs equals memcpy run by run for every length 0-300, strides either way") {
+  // Five runs of one length, each the length plus a gap apart in the source and spaced
+  // differently in the destination (ascending, and descending from the last run): every run
+  // lands where memcpy puts it and nothing between runs is written.
+  constexpr std::size_t kRuns = 5;
+  std::vector<unsigned char> src(kRuns * 320);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 13 + 5);
+  for (const std::int64_t sign : {1, -1}) {
+    for (std::size_t bytes = 0; bytes <= 300; ++bytes) {
+      const auto src_step = static_cast<std::int64_t>(bytes + 3);
+      const std::int64_t dst_step = sign * static_cast<std::int64_t>(bytes + 7);
+      const std::int64_t dst_first = sign > 0 ? 0 : -dst_step * (kRuns - 1);
+      std::vector<unsigned char> expected(kRuns * 320, kSentinel);
+      std::vector<unsigned char> actual = expected;
+      for (std::size_t r = 0; r < kRuns; ++r) {
+        const auto rr = static_cast<std::int64_t>(r);
+        std::memcpy(expected.data() + dst_first + rr * dst_step, src.data() + 1 + rr * src_step,
+                    bytes);
+      }
+      detail::copy_short_runs(src.data() + 1, src_step, actual.data() + dst_first, dst_step,
+                              kRuns, bytes);
+      CAPTURE(sign);
+      CAPTURE(bytes);
+      CHECK(expected == actual);
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("legal_index_bounds and all_indices_legal agree with normalize_index", I,
                    DMLREF_INDEX_TYPES) {
   // Dimension sizes around every edge: 1, small, and near 2^31 and 2^32 (sizes are 32-bit).

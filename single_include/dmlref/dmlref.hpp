@@ -2687,35 +2687,61 @@ void copy_run_strided(const T* src, std::int64_t src_stride, T* dst, std::int64_
   }
 }
 
-// Copies `bytes` bytes between non-overlapping ranges with fixed-size, inlined copies, as glibc's
-// memcpy does for small sizes but without the call and its size dispatch: 16-byte blocks from
-// both ends (two up to 32 bytes, four up to 64, then 64 bytes a step and the last 64 from the
-// end), below 16 bytes one 8-, 4-, 2- or 1-byte block from each end. Blocks overlap and write
-// some bytes twice, which is harmless since source and destination are disjoint.
-inline void copy_bytes_short(void* dst, const void* src, std::size_t bytes) noexcept {
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  if (bytes > 64) {
-    for (std::size_t i = 0; i + 64 < bytes; i += 64) std::memcpy(d + i, s + i, 64);
-    std::memcpy(d + bytes - 64, s + bytes - 64, 64);
-  } else if (bytes > 32) {
-    std::memcpy(d, s, 32);
-    std::memcpy(d + bytes - 32, s + bytes - 32, 32);
-  } else if (bytes >= 16) {
-    std::memcpy(d, s, 16);
-    std::memcpy(d + bytes - 16, s + bytes - 16, 16);
-  } else if (bytes >= 8) {
-    std::memcpy(d, s, 8);
-    std::memcpy(d + bytes - 8, s + bytes - 8, 8);
-  } else if (bytes >= 4) {
-    std::memcpy(d, s, 4);
-    std::memcpy(d + bytes - 4, s + bytes - 4, 4);
-  } else if (bytes >= 2) {
-    std::memcpy(d, s, 2);
-    std::memcpy(d + bytes - 2, s + bytes - 2, 2);
-  } else if (bytes == 1) {
-    *d = *s;
+// `runs` runs of one size `bytes` in [Half, 2 Half], run i from src + i * src_step to
+// dst + i * dst_step: each two copies of Half bytes, from either end of the run.
+template <std::size_t Half>
+DMLREF_ALWAYS_INLINE void copy_runs_overlapping(const unsigned char* src, std::int64_t src_step,
+                                                unsigned char* dst, std::int64_t dst_step,
+                                                std::uint64_t runs, std::size_t bytes) noexcept {
+  const std::size_t tail = bytes - Half;
+  for (std::uint64_t i = 0; i < runs; ++i) {
+    const auto ii = static_cast<std::int64_t>(i);
+    std::memcpy(dst + ii * dst_step, src + ii * src_step, Half);
+    std::memcpy(dst + ii * dst_step + tail, src + ii * src_step + tail, Half);
   }
+}
+
+// Copies `runs` runs of `bytes` bytes each (as copy_runs_overlapping places them; no run's
+// destination overlaps a source) with fixed-size, inlined copies, as glibc's memcpy does for
+// small sizes but without the call and its size dispatch: 16-byte blocks from both ends (two up
+// to 32 bytes, two of 32 up to 64, then 64 bytes a step and the last 64 from the end), below 16
+// bytes one 8-, 4-, 2- or 1-byte block from each end. Blocks overlap and write some bytes twice,
+// which is harmless since source and destination are disjoint. The size's class is chosen once
+// for all the runs (chosen per run, a chain of compares was most of a JOIN of pieces 5 float32
+// wide).
+DMLREF_ALWAYS_INLINE void copy_short_runs(const unsigned char* src, std::int64_t src_step,
+                                          unsigned char* dst, std::int64_t dst_step,
+                                          std::uint64_t runs, std::size_t bytes) noexcept {
+  if (bytes > 64) {
+    for (std::uint64_t i = 0; i < runs; ++i) {
+      unsigned char* const d = dst + static_cast<std::int64_t>(i) * dst_step;
+      const unsigned char* const s = src + static_cast<std::int64_t>(i) * src_step;
+      for (std::size_t k = 0; k + 64 < bytes; k += 64) std::memcpy(d + k, s + k, 64);
+      std::memcpy(d + bytes - 64, s + bytes - 64, 64);
+    }
+  } else if (bytes > 32) {
+    copy_runs_overlapping<32>(src, src_step, dst, dst_step, runs, bytes);
+  } else if (bytes >= 16) {
+    copy_runs_overlapping<16>(src, src_step, dst, dst_step, runs, bytes);
+  } else if (bytes >= 8) {
+    copy_runs_overlapping<8>(src, src_step, dst, dst_step, runs, bytes);
+  } else if (bytes >= 4) {
+    copy_runs_overlapping<4>(src, src_step, dst, dst_step, runs, bytes);
+  } else if (bytes >= 2) {
+    copy_runs_overlapping<2>(src, src_step, dst, dst_step, runs, bytes);
+  } else if (bytes == 1) {
+    for (std::uint64_t i = 0; i < runs; ++i) {
+      dst[static_cast<std::int64_t>(i) * dst_step] = src[static_cast<std::int64_t>(i) * src_step];
+    }
+  }
+}
+
+// One run of copy_short_runs. Always inlined, as it was small enough to be before it shared
+// copy_short_runs' body: called per run, it cost JOIN of pieces 33 and 8 float32 5-8%.
+DMLREF_ALWAYS_INLINE void copy_bytes_short(void* dst, const void* src,
+                                           std::size_t bytes) noexcept {
+  copy_short_runs(static_cast<const unsigned char*>(src), 0, static_cast<unsigned char*>(dst), 0,
+                  1, bytes);
 }
 
 // Copies totalling at least this many bytes write their long runs with non-temporal (streaming)
@@ -2988,45 +3014,6 @@ void copy_fixed_runs(const unsigned char* src, std::int64_t src_step, unsigned c
   for (std::uint64_t i = 0; i < runs; ++i) {
     const auto ii = static_cast<std::int64_t>(i);
     std::memcpy(dst + ii * dst_step, src + ii * src_step, Bytes);
-  }
-}
-
-// `runs` runs of one size `bytes` in [Half, 2 Half], each two copies of Half bytes that overlap
-// where bytes < 2 Half: copy_bytes_short's choice, made once for all the runs.
-template <std::size_t Half>
-DMLREF_ALWAYS_INLINE void copy_runs_overlapping(const unsigned char* src, std::int64_t src_step,
-                                                unsigned char* dst, std::int64_t dst_step,
-                                                std::uint64_t runs, std::size_t bytes) noexcept {
-  const std::size_t tail = bytes - Half;
-  for (std::uint64_t i = 0; i < runs; ++i) {
-    const auto ii = static_cast<std::int64_t>(i);
-    std::memcpy(dst + ii * dst_step, src + ii * src_step, Half);
-    std::memcpy(dst + ii * dst_step + tail, src + ii * src_step + tail, Half);
-  }
-}
-
-// copy_bytes_short for `runs` runs of one size: the size's class is chosen once, not per run
-// (a chain of compares per run of 20 bytes was most of a JOIN of pieces 5 float32 wide).
-DMLREF_ALWAYS_INLINE void copy_short_runs(const unsigned char* src, std::int64_t src_step,
-                                          unsigned char* dst, std::int64_t dst_step,
-                                          std::uint64_t runs, std::size_t bytes) noexcept {
-  if (bytes > 64) {
-    for (std::uint64_t i = 0; i < runs; ++i) {
-      const auto ii = static_cast<std::int64_t>(i);
-      copy_bytes_short(dst + ii * dst_step, src + ii * src_step, bytes);
-    }
-  } else if (bytes >= 32) {
-    copy_runs_overlapping<32>(src, src_step, dst, dst_step, runs, bytes);
-  } else if (bytes >= 16) {
-    copy_runs_overlapping<16>(src, src_step, dst, dst_step, runs, bytes);
-  } else if (bytes >= 8) {
-    copy_runs_overlapping<8>(src, src_step, dst, dst_step, runs, bytes);
-  } else if (bytes >= 4) {
-    copy_runs_overlapping<4>(src, src_step, dst, dst_step, runs, bytes);
-  } else if (bytes >= 2) {
-    copy_runs_overlapping<2>(src, src_step, dst, dst_step, runs, bytes);
-  } else if (bytes == 1) {
-    copy_fixed_runs<1>(src, src_step, dst, dst_step, runs);
   }
 }
 
@@ -3609,12 +3596,13 @@ void copy_with_plan_on_thread(const CopyPlan& plan, const T* src, T* dst, bool s
 }
 
 // `plan` (a copy: two operands) with its dimensions reordered so that the last two are a
-// transpose where they can be, once per plan (copy_view, GATHER_ND1's row plans): where one operand is unit-stride along the innermost dimension and
-// the other along a dimension further out than the one before it, that dimension moves next to
-// the innermost. A copy writes each element once, so the order it visits them in does not change
-// the result; as runs, each element of the other operand is on a line of its own, as tiles
-// (copy_transposed) lines are read whole. {8, 3, N} float32 transposed to {N, 3, 8}, one core:
-// 0.17 of memcpy as runs at 4 MiB, 0.49-0.54 in tiles; at 64 MiB 0.20 and 0.34.
+// transpose where they can be, once per plan (copy_view, GATHER_ND1's row plans): where one
+// operand is unit-stride along the innermost dimension and the other along a dimension further
+// out than the one before it, that dimension moves next to the innermost. A copy writes each
+// element once, so the order it visits them in does not change the result; as runs, each element
+// of the other operand is on a line of its own, as tiles (copy_transposed) lines are read whole.
+// {8, 3, N} float32 transposed to {N, 3, 8}, one core: 0.17 of memcpy as runs at 4 MiB,
+// 0.49-0.54 in tiles; at 64 MiB 0.20 and 0.34.
 inline CopyPlan with_transpose_last(const CopyPlan& plan) noexcept {
   const std::uint32_t r = plan.rank;
   if (r < 3 || plan.operand_count != 2 || is_transpose(plan)) return plan;
