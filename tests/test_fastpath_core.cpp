@@ -181,57 +181,74 @@ TEST_CASE_TEMPLATE("join and split in groups of blocks and in slabs equal the go
 
 TEST_CASE("copy_pieces streams the runs of an 8 MiB join and split and writes every byte") {
   // Pieces of {rows, width_i} UINT32 joined along the last axis into an 8 MiB output
-  // (kStreamMinBytes). Packed (pad 0), every run starts and ends on a 16-byte boundary, so all of
-  // them stream, 16-byte ones too; with one element of padding per row, rows start at every 4-byte
-  // alignment and the runs take ordinary stores (a line is never written both ways). Checked row
-  // by row against the pieces (the golden loop over 2 Mi elements would be slow under
-  // sanitizers).
+  // (kStreamMinBytes), and split back. Packed (pad 0) with the output on a line (shift 0), every
+  // run is whole lines or stream_unit() blocks and streams whole, 16-byte ones too; 16 bytes past
+  // a line (numpy's placement) they stream whole where stream_unit() is 16 and are staged
+  // (StagedStream) where it is 64; 4 bytes past, or widths that are not 16-byte multiples, they
+  // are staged. With one element of padding per row, rows start at every 4-byte alignment: the
+  // JOIN's runs take ordinary stores (a line is never written both ways), the SPLIT's packed
+  // pieces are staged. Checked row by row against the pieces (the golden loop over 2 Mi elements
+  // would be slow under sanitizers).
   const std::vector<std::vector<std::uint32_t>> width_sets = {
       {64, 64, 64, 64}, {16, 16, 16, 16}, {4, 32, 8, 16}, {33, 5, 3}};
+  // `count` elements `shift` bytes past a line in `store`, a line or more of sentinels before.
+  const auto placed = [](std::vector<std::uint32_t>& store, std::size_t count, std::size_t shift) {
+    store.assign(count + 48, 0xA5A5A5A5u);
+    const auto at = reinterpret_cast<std::uintptr_t>(store.data());
+    return store.data() + ((64 - at % 64) % 64 + 64 + shift) / 4;
+  };
   for (const std::vector<std::uint32_t>& widths : width_sets) {
     for (const std::uint32_t pad : {0u, 1u}) {
-      std::uint32_t total = 0;
-      for (const std::uint32_t w : widths) total += w;
-      const std::uint32_t rows = (8u << 20) / (4 * total) + 1;
-      CAPTURE(widths.size());
-      CAPTURE(widths[0]);
-      CAPTURE(pad);
-      REQUIRE(std::uint64_t{rows} * total * 4 >= detail::kStreamMinBytes);
-      std::vector<std::vector<std::uint32_t>> data;
-      std::vector<TensorView<const std::uint32_t>> inputs;
-      for (std::size_t i = 0; i < widths.size(); ++i) {
-        data.push_back(test::distinct_buffer<std::uint32_t>(std::size_t{rows} * widths[i],
-                                                            static_cast<std::uint32_t>(i) * 7919u));
-      }
-      for (std::size_t i = 0; i < widths.size(); ++i) {
-        inputs.emplace_back(data[i].data(), Layout::packed({rows, widths[i]}));
-      }
-      const std::uint32_t pitch = total + pad;
-      std::vector<std::uint32_t> out(std::size_t{rows} * pitch, 0xA5A5A5A5u);
-      const Layout out_layout = Layout::strided({rows, total}, {pitch, 1});
-      join<std::uint32_t>(inputs, TensorView<std::uint32_t>(out.data(), out_layout), 1);
-      std::uint32_t wrong = 0;
-      for (std::uint32_t r = 0; r < rows; ++r) {
-        std::uint32_t at = 0;
+      for (const std::size_t shift : {0u, 16u, 4u}) {
+        std::uint32_t total = 0;
+        for (const std::uint32_t w : widths) total += w;
+        const std::uint32_t rows = (8u << 20) / (4 * total) + 1;
+        CAPTURE(widths.size());
+        CAPTURE(widths[0]);
+        CAPTURE(pad);
+        CAPTURE(shift);
+        REQUIRE(std::uint64_t{rows} * total * 4 >= detail::kStreamMinBytes);
+        std::vector<std::vector<std::uint32_t>> data;
+        std::vector<TensorView<const std::uint32_t>> inputs;
         for (std::size_t i = 0; i < widths.size(); ++i) {
-          wrong += std::memcmp(out.data() + std::size_t{r} * pitch + at,
-                               data[i].data() + std::size_t{r} * widths[i], widths[i] * 4) != 0;
-          at += widths[i];
+          data.push_back(test::distinct_buffer<std::uint32_t>(
+              std::size_t{rows} * widths[i], static_cast<std::uint32_t>(i) * 7919u));
         }
-        if (pad != 0) wrong += out[std::size_t{r} * pitch + total] != 0xA5A5A5A5u;
+        for (std::size_t i = 0; i < widths.size(); ++i) {
+          inputs.emplace_back(data[i].data(), Layout::packed({rows, widths[i]}));
+        }
+        const std::uint32_t pitch = total + pad;
+        std::vector<std::uint32_t> out_store;
+        std::uint32_t* const out = placed(out_store, std::size_t{rows} * pitch, shift);
+        const Layout out_layout = Layout::strided({rows, total}, {pitch, 1});
+        join<std::uint32_t>(inputs, TensorView<std::uint32_t>(out, out_layout), 1);
+        std::uint32_t wrong = 0;
+        for (std::uint32_t r = 0; r < rows; ++r) {
+          std::uint32_t at = 0;
+          for (std::size_t i = 0; i < widths.size(); ++i) {
+            wrong += std::memcmp(out + std::size_t{r} * pitch + at,
+                                 data[i].data() + std::size_t{r} * widths[i], widths[i] * 4) != 0;
+            at += widths[i];
+          }
+          if (pad != 0) wrong += out[std::size_t{r} * pitch + total] != 0xA5A5A5A5u;
+        }
+        wrong += out[-1] != 0xA5A5A5A5u || out[std::size_t{rows} * pitch] != 0xA5A5A5A5u;
+        CHECK(wrong == 0);
+        // And back: SPLIT of the whole streams each piece's runs one after another.
+        std::vector<std::vector<std::uint32_t>> stores(widths.size());
+        std::vector<TensorView<std::uint32_t>> outputs;
+        std::vector<std::uint32_t*> parts;
+        for (std::size_t i = 0; i < widths.size(); ++i) {
+          parts.push_back(placed(stores[i], std::size_t{rows} * widths[i], shift));
+          outputs.emplace_back(parts[i], Layout::packed({rows, widths[i]}));
+        }
+        split<std::uint32_t>(TensorView<const std::uint32_t>(out, out_layout), outputs, 1);
+        for (std::size_t i = 0; i < widths.size(); ++i) {
+          CHECK(std::memcmp(parts[i], data[i].data(), data[i].size() * 4) == 0);
+          CHECK(parts[i][-1] == 0xA5A5A5A5u);
+          CHECK(parts[i][data[i].size()] == 0xA5A5A5A5u);
+        }
       }
-      CHECK(wrong == 0);
-      // And back: SPLIT of the whole streams each piece's runs one after another.
-      std::vector<std::vector<std::uint32_t>> parts;
-      std::vector<TensorView<std::uint32_t>> outputs;
-      for (const std::uint32_t w : widths) {
-        parts.emplace_back(std::size_t{rows} * w, 0xA5A5A5A5u);
-      }
-      for (std::size_t i = 0; i < widths.size(); ++i) {
-        outputs.emplace_back(parts[i].data(), Layout::packed({rows, widths[i]}));
-      }
-      split<std::uint32_t>(TensorView<const std::uint32_t>(out.data(), out_layout), outputs, 1);
-      for (std::size_t i = 0; i < widths.size(); ++i) CHECK(parts[i] == data[i]);
     }
   }
 }
@@ -401,6 +418,50 @@ TEST_CASE("copy_bytes_streaming equals memcpy for every length 0-300 and destina
       CAPTURE(bytes);
       CHECK(std::memcmp(expected, actual, sizeof expected) == 0);
     }
+  }
+}
+
+TEST_CASE("StagedStream writes batches of any size at any line offset, and only them") {
+  // Batches staged into one StreamStage, each continuing the destination or jumping past a gap
+  // (which flushes the carried line), from every offset within a line: the destination equals
+  // memcpy of the same batches, and the gaps and the bytes around keep their sentinel.
+  const std::size_t total = 6 * detail::kStageBytes;
+  std::vector<unsigned char> src(total);
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    src[i] = static_cast<unsigned char>((i * 29 + 3) ^ (i >> 7));
+  }
+  std::minstd_rand rng(36);
+  std::vector<unsigned char> expected_store(total + 4 * 64);
+  std::vector<unsigned char> actual_store(expected_store.size());
+  for (std::size_t misalign = 0; misalign < 64; ++misalign) {
+    // A line past the first line boundary of each store, so `misalign` is the first batch's
+    // offset in a line and a line of sentinels lies before it.
+    const auto base = [&](std::vector<unsigned char>& v) {
+      const auto at = reinterpret_cast<std::uintptr_t>(v.data());
+      return v.data() + (64 - at % 64) % 64 + 64 + misalign;
+    };
+    std::fill(expected_store.begin(), expected_store.end(), kSentinel);
+    std::fill(actual_store.begin(), actual_store.end(), kSentinel);
+    unsigned char* const expected = base(expected_store);
+    unsigned char* const actual = base(actual_store);
+    detail::StreamStage stage;
+    detail::StagedStream stream;
+    std::size_t at = 0;
+    while (true) {
+      // Mostly short batches (a line's carry crossing several of them), some up to the stage.
+      const std::size_t bytes = rng() % 4 == 0 ? 1 + rng() % detail::kStageBytes : rng() % 150;
+      if (at + bytes > total) break;
+      unsigned char* const staged = stream.begin(stage, actual + at);
+      std::memcpy(staged, src.data() + at, bytes);
+      stream.end(stage, bytes);
+      std::memcpy(expected + at, src.data() + at, bytes);
+      at += bytes;
+      if (rng() % 8 == 0) at += 1 + rng() % 100;  // a gap: the next batch starts a new stream
+    }
+    stream.flush();
+    detail::stream_fence();
+    CAPTURE(misalign);
+    CHECK(std::memcmp(expected - 64, actual - 64, total + 128) == 0);
   }
 }
 

@@ -456,11 +456,29 @@ inline bool stream_interleaves_pages() noexcept {
 #endif
 }
 
-// Whether `bytes` at `dst` start and end on 16-byte boundaries, so that stream_aligned_run writes
-// every byte of them (false where the target has no streaming stores).
+// The unit a run must start and end on to be streamed whole, every byte of it (16 or 64 bytes).
+// AMD's cores (Zen) combine a line streamed in parts, 16 bytes at a time, even by runs written
+// apart: rows back to back, or a JOIN's pieces side by side, stream every line between them. Intel
+// server cores write such a line to memory in parts: a JOIN of 16 MiB of float32 rows of 64
+// bytes, output 16 bytes past a line (numpy's own placement), took 5.7 ms so against 1.24 ms
+// with the output on a line (np.copyto: 1.3 ms); 256 MiB, 76 against 20.5 ms. There a run streams
+// whole only if it is whole lines; others stream the lines they cover whole (16-core Xeon, one
+// thread).
+inline std::uint64_t stream_unit() noexcept {
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+  static const std::uint64_t unit = __builtin_cpu_is("intel") ? 64 : 16;
+  return unit;
+#else
+  return 16;
+#endif
+}
+
+// Whether `bytes` at `dst` start and end on stream_unit() boundaries, so that stream_aligned_run
+// writes every byte of them (false where the target has no streaming stores).
 inline bool streams_aligned(const void* dst, std::uint64_t bytes) noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
-  return reinterpret_cast<std::uintptr_t>(dst) % 16 == 0 && bytes % 16 == 0;
+  const std::uint64_t unit = stream_unit();
+  return reinterpret_cast<std::uintptr_t>(dst) % unit == 0 && bytes % unit == 0;
 #else
   (void)dst;
   (void)bytes;
@@ -488,32 +506,105 @@ DMLREF_ALWAYS_INLINE void stream_aligned_run(unsigned char* dst, const unsigned 
 #endif
 }
 
-// memcpy(dst, src, bytes) for non-overlapping ranges, writing with non-temporal stores where the
-// target has them (x86-64: SSE2 movntdq). The caller issues stream_fence() before anyone else may
-// read the destination. A run that streams_aligned is streamed whole, 16 bytes at a time: runs
-// like it side by side (rows of one size in a packed output) stream every line between them. Any
-// other run streams only the cache lines it covers whole, and writes the partial lines at its
-// ends with ordinary stores: its neighbours (the rows before and after it) write the rest of
-// those lines the same way. A line written partly by streaming stores and partly by ordinary
-// ones is evicted between them: gathering 16 MiB of packed 100-byte rows took 14.6 ms so
-// against 0.5 ms for a memcpy of the output, and REVERSE of 260-byte rows 2.7 ms against 0.45.
-// Always inlined, as the call costs as much as a short run (a gathered 64-byte row).
-DMLREF_ALWAYS_INLINE void copy_bytes_streaming_lines(void* dst, const void* src,
-                                                     std::size_t bytes) noexcept {
+// memcpy(d, s, bytes), the lines [d, d + bytes) covers whole with streaming stores and the
+// partial lines at either end with ordinary stores: runs side by side that each write their
+// partial lines so never write a line both ways (a line written partly by streaming stores and
+// partly by ordinary ones is evicted between them: gathering 16 MiB of packed 100-byte rows took
+// 14.6 ms so against 0.5 ms for a memcpy of the output, and REVERSE of 260-byte rows 2.7 ms
+// against 0.45). The caller issues stream_fence(). Always inlined, as the call costs as much as a
+// short run (a gathered 64-byte row).
+DMLREF_ALWAYS_INLINE void stream_whole_lines(unsigned char* d, const unsigned char* s,
+                                             std::size_t bytes) noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  if (streams_aligned(d, bytes)) {
-    stream_aligned_run(d, s, bytes);
-    return;
-  }
   std::size_t i = copy_stream_head(d, s, bytes);
   for (; i + 64 <= bytes; i += 64) stream_line(d + i, s + i);
   copy_bytes_short(d + i, s + i, bytes - i);
 #else
-  std::memcpy(dst, src, bytes);
+  std::memcpy(d, s, bytes);
 #endif
 }
+
+// memcpy(dst, src, bytes) for non-overlapping ranges, writing with non-temporal stores where the
+// target has them (x86-64: SSE2 movntdq). The caller issues stream_fence() before anyone else may
+// read the destination. A run that streams_aligned is streamed whole, stream_unit() bytes at a
+// time: runs like it side by side (rows of one size in a packed output) stream every line
+// between them. Any other run streams the lines it covers whole (stream_whole_lines).
+DMLREF_ALWAYS_INLINE void copy_bytes_streaming_lines(void* dst, const void* src,
+                                                     std::size_t bytes) noexcept {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  if (streams_aligned(d, bytes)) {
+    stream_aligned_run(d, s, bytes);
+  } else {
+    stream_whole_lines(d, s, bytes);
+  }
+}
+
+// A staging area for streamed copies whose narrow runs fill a contiguous destination between
+// them but not on line boundaries (numpy places its large arrays 16 bytes past a line): see
+// StagedStream. Up to kStageBytes at a time.
+inline constexpr std::size_t kStageBytes = 4096;
+struct alignas(64) StreamStage {
+  unsigned char bytes[kStageBytes + 64];
+};
+
+// A contiguous destination written a batch at a time: each batch's runs are copied side by side
+// into a StreamStage at the destination's offset within a line (begin), in L1, and the stage's
+// whole lines then stream out (end). The partial line a batch ends in is carried into the next
+// batch, which continues the destination, and streams whole with it: only a stream's first and
+// last partial lines take ordinary stores. Streaming each batch's partial lines with ordinary
+// stores stalled every later store on reading that line from memory (AMD, SPLIT of 256 MiB into
+// rows of 64 bytes: 4x slower than streaming them in parts). The carry and a partial first line
+// (under 64 bytes, once per batch of up to kStageBytes) are copied with memcpy.
+class StagedStream {
+ public:
+  // Where the batch for `dst` goes in `stage`. A dst that does not continue the stream flushes
+  // it first.
+  unsigned char* begin(StreamStage& stage, unsigned char* dst) noexcept {
+    if (dst != next_) flush();
+    at_ = dst;
+    std::memcpy(stage.bytes, carry_, carried_);
+    return stage.bytes + offset(dst);
+  }
+  // Writes the batch of `bytes` staged since begin: whole lines streamed, the line dst starts in
+  // with ordinary stores if the stream did not write its start, the last partial line carried.
+  void end(const StreamStage& stage, std::size_t bytes) noexcept {
+    const std::size_t off = offset(at_), n = off + bytes;
+    // The destination of the stage's byte i (i >= off, or below it for carried bytes).
+    const auto to = [&](std::size_t i) { return at_ + (static_cast<std::ptrdiff_t>(i) -
+                                                       static_cast<std::ptrdiff_t>(off)); };
+    std::size_t i = 0;
+    if (carried_ == 0 && off != 0) {
+      const std::size_t line_end = std::min<std::size_t>(n, 64);
+      std::memcpy(at_, stage.bytes + off, line_end - off);
+      i = 64;
+    }
+    for (; i + 64 <= n; i += 64) {
+#if defined(__SSE2__) || defined(_M_X64)
+      stream_line(to(i), stage.bytes + i);
+#else
+      std::memcpy(to(i), stage.bytes + i, 64);
+#endif
+    }
+    carried_ = i < n ? n - i : 0;
+    std::memcpy(carry_, stage.bytes + i, carried_);
+    next_ = at_ + bytes;
+  }
+  // Writes the carried partial line with ordinary stores.
+  void flush() noexcept {
+    if (carried_ != 0) std::memcpy(next_ - carried_, carry_, carried_);
+    carried_ = 0;
+  }
+
+ private:
+  static std::size_t offset(const void* p) noexcept {
+    return reinterpret_cast<std::uintptr_t>(p) % 64;
+  }
+  unsigned char* next_ = nullptr;  // where the stream continues
+  unsigned char* at_ = nullptr;    // the current batch's destination
+  std::size_t carried_ = 0;        // bytes of next_'s line carried, from its start
+  unsigned char carry_[64];
+};
 
 // The same, two 4 KiB pages at a time, a line of each in turn (stream_interleaves_pages); what
 // is left after the last pair of pages goes line by line.
