@@ -28,25 +28,37 @@ namespace dmlref::bench {
 // buffers never share a cache line, whatever the size.
 inline constexpr std::size_t kBufferAlignment = 4096;
 
-// A heap buffer aligned to kBufferAlignment and written once on construction, so the page faults
-// of first touch land in setup rather than in the first timed iteration.
+// Bytes past a page every buffer starts at: DMLREF_BENCH_OFFSET in the environment (a multiple
+// of 8, below 4096), 0 by default. 16 places buffers as numpy and glibc's malloc place large
+// arrays, 16 bytes past a line, where streaming copies cannot start on a line.
+inline std::size_t buffer_offset() {
+  static const std::size_t offset = [] {
+    const char* v = std::getenv("DMLREF_BENCH_OFFSET");
+    const unsigned long n = v == nullptr ? 0 : std::strtoul(v, nullptr, 10);
+    return n % 8 == 0 && n < kBufferAlignment ? static_cast<std::size_t>(n) : std::size_t{0};
+  }();
+  return offset;
+}
+
+// A heap buffer buffer_offset() bytes past a page boundary, written once on construction, so the
+// page faults of first touch land in setup rather than in the first timed iteration.
 class AlignedBuffer {
  public:
   explicit AlignedBuffer(std::size_t bytes, unsigned char fill = 0x5A)
       : bytes_(bytes),
-        data_(static_cast<std::byte*>(
-            ::operator new(bytes == 0 ? 1 : bytes, std::align_val_t{kBufferAlignment}))) {
+        raw_(static_cast<std::byte*>(::operator new(bytes + buffer_offset() + 1,
+                                                    std::align_val_t{kBufferAlignment}))),
+        data_(raw_ + buffer_offset()) {
     std::memset(data_, fill, bytes_);
   }
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
-  ~AlignedBuffer() { ::operator delete(data_, std::align_val_t{kBufferAlignment}); }
+  ~AlignedBuffer() { ::operator delete(raw_, std::align_val_t{kBufferAlignment}); }
 
   std::byte* data() noexcept { return data_; }
   const std::byte* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return bytes_; }
-  // The buffer as elements of T (element-aligned, since kBufferAlignment is a multiple of any
-  // element size).
+  // The buffer as elements of T (element-aligned: the offset is a multiple of 8).
   template <class T>
   T* as() noexcept {
     return reinterpret_cast<T*>(data_);
@@ -54,6 +66,7 @@ class AlignedBuffer {
 
  private:
   std::size_t bytes_;
+  std::byte* raw_;
   std::byte* data_;
 };
 
