@@ -458,7 +458,7 @@ namespace {
 
 // Gathers rows of `width` elements into an output of at least kStreamMinBytes (8 MiB, so the
 // rows stream) at `shift` elements from a 16-byte boundary, and checks every row against the
-// input row its index selects.
+// input row its index selects and the elements around the output against their sentinels.
 template <class T>
 bool gathered_rows_match(std::uint32_t width, std::size_t shift) {
   constexpr std::uint32_t kInputRows = 7;
@@ -480,6 +480,15 @@ bool gathered_rows_match(std::uint32_t width, std::size_t shift) {
                                static_cast<const void*>(in.data() + index[i] * width),
                                width * sizeof(T)) == 0;
   }
+  // Nothing before or after the output is written (a staged stream's first and last partial
+  // lines take ordinary stores, and must stop at the output's ends).
+  const std::vector<T> outside = sentinel_buffer<T>(2);
+  same = same && (shift == 0 || std::memcmp(static_cast<const void*>(out.data()),
+                                             static_cast<const void*>(outside.data()),
+                                             shift * sizeof(T)) == 0);
+  same = same && std::memcmp(static_cast<const void*>(first + std::size_t{rows} * width),
+                             static_cast<const void*>(outside.data()),
+                             (2 - shift) * sizeof(T)) == 0;
   return same;
 }
 
@@ -487,9 +496,10 @@ bool gathered_rows_match(std::uint32_t width, std::size_t shift) {
 
 TEST_CASE_TEMPLATE("engine: streamed GATHER_ND1 rows into aligned and misaligned outputs", T,
                    std::uint8_t, std::uint16_t, float, double) {
-  // Rows of 64, 256 and 80 bytes: whole 16-byte blocks, moved by stream_aligned_rows where the
-  // output starts on a 16-byte boundary (operator new's alignment, shift 0) and by
-  // copy_bytes_streaming where it does not (shift 1).
+  // Rows of 64, 256 and 80 bytes: moved by stream_aligned_rows where the output starts on a
+  // stream_unit() boundary (shift 0 where operator new's 16 bytes are the unit), through a
+  // StagedStream where it does not and rows are 128 bytes or more (shift 1, or shift 0 off a
+  // line where the unit is 64), and by copy_bytes_streaming otherwise.
   for (const std::uint32_t bytes : {64u, 256u, 80u}) {
     const std::uint32_t width = bytes / static_cast<std::uint32_t>(sizeof(T));
     for (const std::size_t shift : {std::size_t{0}, std::size_t{1}}) {

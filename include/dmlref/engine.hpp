@@ -440,9 +440,9 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
       for (std::uint32_t k = 0; k < outer_rank; ++k) {
         runs_aligned = runs_aligned && b.layout[1].strides[outer_dim[k]] * element % unit == 0;
       }
-      runs_packed = runs_packed && outer_rank != 0 &&
-                    b.layout[1].strides[outer_dim[outer_rank - 1]] * element ==
-                        static_cast<std::int64_t>(bytes);
+      // (A block moves as runs only with two or more outer positions: outer_rank >= 1.)
+      runs_packed = runs_packed && b.layout[1].strides[outer_dim[outer_rank - 1]] * element ==
+                                       static_cast<std::int64_t>(bytes);
       widest_run = std::max(widest_run, bytes);
     }
   }
@@ -489,13 +489,12 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // where the core combines partial lines (stream_unit() 16; AMD, pieces 24, 5 and 24:
   // 1.18 -> 0.55-0.61 ms). On the Xeon staged SPLITs ran behind ordinary stores (four pieces of
   // 64-byte rows: 4.8 against 1.5 ms), so there they take ordinary stores.
-  const std::int64_t row_step =
-      outer_rank == 0 ? 0 : whole_layout.strides[outer_dim[outer_rank - 1]] * element;
+  const std::int64_t row_step = whole_layout.strides[outer_dim[outer_rank - 1]] * element;
   const bool rows_staged = p.into_whole && whole_blocks == 0 && run_blocks <= group &&
                            row_step == static_cast<std::int64_t>(position_bytes) &&
                            position_bytes <= kStageBytes;
   const bool runs_staged = !p.into_whole && runs_packed && widest_run <= kStageBytes &&
-                           stream_unit() == 16;
+                           unit == 16;
   const BlockStores stores = !stream        ? BlockStores::Ordinary
                              : runs_aligned ? BlockStores::Streamed
                              : rows_staged  ? BlockStores::StagedRows

@@ -2918,29 +2918,23 @@ class StagedStream {
     std::memcpy(stage.bytes, carry_, carried_);
     return stage.bytes + offset(dst);
   }
-  // Writes the batch of `bytes` staged since begin: whole lines streamed, the line dst starts in
-  // with ordinary stores if the stream did not write its start, the last partial line carried.
+  // Writes the batch of `bytes` staged since begin: whole lines streamed, the part of the line
+  // dst starts in with ordinary stores if the stream did not write that line's start, the last
+  // partial line carried.
   void end(const StreamStage& stage, std::size_t bytes) noexcept {
     const std::size_t off = offset(at_), n = off + bytes;
-    // The destination of the stage's byte i (i >= off, or below it for carried bytes).
-    const auto to = [&](std::size_t i) { return at_ + (static_cast<std::ptrdiff_t>(i) -
-                                                       static_cast<std::ptrdiff_t>(off)); };
-    std::size_t i = 0;
-    if (carried_ == 0 && off != 0) {
-      const std::size_t line_end = std::min<std::size_t>(n, 64);
-      std::memcpy(at_, stage.bytes + off, line_end - off);
-      i = 64;
-    }
-    for (; i + 64 <= n; i += 64) {
-#if defined(__SSE2__) || defined(_M_X64)
-      stream_line(to(i), stage.bytes + i);
-#else
-      std::memcpy(to(i), stage.bytes + i, 64);
-#endif
-    }
-    carried_ = i < n ? n - i : 0;
-    std::memcpy(carry_, stage.bytes + i, carried_);
     next_ = at_ + bytes;
+    if (carried_ == 0 && off != 0 && n < 64) {
+      std::memcpy(at_, stage.bytes + off, bytes);  // no line of this batch is the stream's
+      return;
+    }
+    // From the line's start where a carry continues it, else from dst: stream_whole_lines then
+    // writes the rest of dst's line with ordinary stores.
+    const std::size_t first = carried_ != 0 ? 0 : off;
+    const std::size_t last_line = n / 64 * 64;  // where the stage's last partial line starts
+    stream_whole_lines(at_ - (off - first), stage.bytes + first, last_line - first);
+    carried_ = n - last_line;
+    std::memcpy(carry_, stage.bytes + last_line, carried_);
   }
   // Writes the carried partial line with ordinary stores.
   void flush() noexcept {
@@ -4954,9 +4948,9 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
       for (std::uint32_t k = 0; k < outer_rank; ++k) {
         runs_aligned = runs_aligned && b.layout[1].strides[outer_dim[k]] * element % unit == 0;
       }
-      runs_packed = runs_packed && outer_rank != 0 &&
-                    b.layout[1].strides[outer_dim[outer_rank - 1]] * element ==
-                        static_cast<std::int64_t>(bytes);
+      // (A block moves as runs only with two or more outer positions: outer_rank >= 1.)
+      runs_packed = runs_packed && b.layout[1].strides[outer_dim[outer_rank - 1]] * element ==
+                                       static_cast<std::int64_t>(bytes);
       widest_run = std::max(widest_run, bytes);
     }
   }
@@ -5003,13 +4997,12 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // where the core combines partial lines (stream_unit() 16; AMD, pieces 24, 5 and 24:
   // 1.18 -> 0.55-0.61 ms). On the Xeon staged SPLITs ran behind ordinary stores (four pieces of
   // 64-byte rows: 4.8 against 1.5 ms), so there they take ordinary stores.
-  const std::int64_t row_step =
-      outer_rank == 0 ? 0 : whole_layout.strides[outer_dim[outer_rank - 1]] * element;
+  const std::int64_t row_step = whole_layout.strides[outer_dim[outer_rank - 1]] * element;
   const bool rows_staged = p.into_whole && whole_blocks == 0 && run_blocks <= group &&
                            row_step == static_cast<std::int64_t>(position_bytes) &&
                            position_bytes <= kStageBytes;
   const bool runs_staged = !p.into_whole && runs_packed && widest_run <= kStageBytes &&
-                           stream_unit() == 16;
+                           unit == 16;
   const BlockStores stores = !stream        ? BlockStores::Ordinary
                              : runs_aligned ? BlockStores::Streamed
                              : rows_staged  ? BlockStores::StagedRows
