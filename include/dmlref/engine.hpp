@@ -129,10 +129,23 @@ inline constexpr std::size_t kBlockRunMemcpyMinBytes = 2048;
 // kDenseBatchSpanBytes of either side before the next block. 16 MiB, one core, of memcpy:
 // SPLIT of float32 into 5 pieces one element wide 0.24 -> 0.34; JOIN of 5 and 5 float32
 // 0.74 -> 0.97, 3 and 7 0.70 -> 0.94 (a budget of 256 bytes, at most 8 positions, before).
+// The same batches serve blocks whose runs lie back to back in their destinations (a SPLIT into
+// packed pieces), whatever their rows: a block's batch completes its own lines. With batches of
+// kBlockRunBatchBytes, a SPLIT into float32 pieces 24, 5 and 24 wide went one position at a time
+// and took 1.53-1.65 ms (16 MiB, one core) where numpy had placed the first and third pieces
+// 4 KiB more or less than 7.5 MiB apart, against 0.81 with them 9 MiB apart; 0.69-0.82 either
+// way now.
 inline constexpr std::uint64_t kDenseBlockRowBytes = 64;
 inline constexpr std::uint64_t kDenseBatchBytes = 1024;
 inline constexpr std::uint64_t kDenseBatchSpanBytes = 2048;
 inline constexpr std::uint64_t kDenseBatchMaxPositions = 256;
+
+// A JOIN's rows of fewer bytes take ordinary stores rather than a StagedStream (BlockStores):
+// each staged row is a few narrow stores into the stage, read back at once as wider lines. AMD,
+// 16 MiB, one core: pieces 3 and 3 float32 wide (rows of 24 bytes) 1.07 ms staged against 0.82,
+// 2 and 2 1.10 against 0.84; from 32 bytes level or ahead (1 and 7: 0.75-0.82 against
+// 0.72-0.76, and 14.5-14.9 against 16.2-16.7 at 256 MiB).
+inline constexpr std::uint64_t kStagedJoinRowMinBytes = 32;
 
 // Where at least this many blocks read runs out of one wider row (SPLIT into many pieces), the
 // reads jump back and forth across rows and no hardware prefetcher follows them: each block then
@@ -166,12 +179,10 @@ inline std::uint64_t contiguous_tail(const Layout& layout, std::uint32_t from) n
   return n;
 }
 
-// A StreamStage and a StagedStream per block of copy_block_runs' group, for its staged modes
-// (5.7 KiB).
+// A StreamStage and its StagedStream, for copy_block_runs' StagedRows.
 struct StagedBuffers {
   StreamStage stage;
-  StagedStream rows;                           // StagedRows
-  std::array<StagedStream, kBlockGroup> runs;  // StagedRuns, one per block
+  StagedStream rows;
 };
 
 // How copy_block_runs writes its runs.
@@ -179,18 +190,16 @@ enum class BlockStores : std::uint8_t {
   Ordinary,
   Streamed,    // every run with streaming stores (each run streams_aligned)
   StagedRows,  // JOIN: the blocks tile each position's row of the whole, rows back to back
-  StagedRuns,  // SPLIT: each block's runs lie back to back in its piece
 };
 
 // Copies the runs of `count` blocks for the outer positions [begin, end) (row-major over the
 // outer dimensions `sizes`, `rank` of them), every block's run at one position before the next
 // position's: the blocks' rows then stream through memory side by side, each source and
 // destination read or written in order. Other than Ordinary `stores` stream (the caller
-// fences): Streamed writes every run so; the Staged ones copy a batch's runs into a StreamStage
-// at their places relative to the batch's first (the destination is contiguous there), then
-// stream it through a StagedStream (the rows of a batch together, or each block's runs), at most
-// kStageBytes at a time.
-// kStaged: whether `stores` is a Staged one, with `staged` its buffers (else null); a separate
+// fences): Streamed writes every run so; StagedRows copies a batch's runs into a StreamStage at
+// their places relative to the batch's first (the destination is contiguous there), then streams
+// the batch's rows through a StagedStream, at most kStageBytes at a time.
+// kStaged: whether `stores` is StagedRows, with `staged` its buffers (else null); a separate
 // instance, so the Ordinary and Streamed loops carry no staged branches.
 template <bool kStaged>
 void copy_block_runs(const BlockRun* blocks, std::size_t count,
@@ -219,6 +228,7 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
   std::uint64_t widest = 1;
   std::uint64_t widest_step = 0;  // bytes between positions, the widest of either side's
   bool any_fetch = false;
+  bool packed = true;  // every block's runs back to back in its destination (a SPLIT's pieces)
   for (std::size_t b = 0; b < count; ++b) {
     Lane& l = lanes[b];
     l = {blocks[b].src, blocks[b].dst, 0, 0, blocks[b].src_step[rank - 1],
@@ -233,19 +243,17 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
     widest_step = std::max({widest_step, static_cast<std::uint64_t>(std::abs(l.src_step)),
                             static_cast<std::uint64_t>(std::abs(l.dst_step))});
     any_fetch = any_fetch || l.fetch;
+    packed = packed && l.dst_step == static_cast<std::int64_t>(l.bytes);
   }
   const std::uint64_t inner = sizes[rank - 1];
   const bool stream = stores != BlockStores::Ordinary;
   const bool staged_rows = kStaged && stores == BlockStores::StagedRows;
-  const bool staged_runs = kStaged && stores == BlockStores::StagedRuns;
-  // A batch's staged bytes: its positions' rows (StagedRows), or one block's runs.
-  const std::uint64_t staged_step = staged_rows ? static_cast<std::uint64_t>(lanes[0].dst_step)
-                                                : widest;
+  const auto row_bytes = static_cast<std::uint64_t>(blocks[0].dst_step[rank - 1]);  // StagedRows
   // Staged batches fill the stage: each one's setup and flush cost as much as a few rows.
   const std::uint64_t batch =
-      staged_rows || staged_runs
-          ? std::clamp<std::uint64_t>(kStageBytes / staged_step, 1, kDenseBatchMaxPositions)
-      : widest_step <= kDenseBlockRowBytes
+      staged_rows
+          ? std::clamp<std::uint64_t>(kStageBytes / row_bytes, 1, kDenseBatchMaxPositions)
+      : widest_step <= kDenseBlockRowBytes || packed
           ? std::clamp<std::uint64_t>(std::min(kDenseBatchBytes / widest,
                                                kDenseBatchSpanBytes / widest_step),
                                       1, kDenseBatchMaxPositions)
@@ -292,9 +300,7 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
         }
         const unsigned char* const from = l.src + l.src_at;
         unsigned char* const dst_at = l.dst + l.dst_at;
-        unsigned char* const to = staged_rows   ? rows_stage + (dst_at - rows_at)
-                                  : staged_runs ? staged->runs[b].begin(staged->stage, dst_at)
-                                                : dst_at;
+        unsigned char* const to = staged_rows ? rows_stage + (dst_at - rows_at) : dst_at;
         if (stores == BlockStores::Streamed) {
           for (std::int64_t r = 0; r < n; ++r) {
             stream_aligned_run(to + r * l.dst_step, from + r * l.src_step, l.bytes);
@@ -303,20 +309,27 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
           copy_runs(from, l.src_step, to, l.dst_step, steps, l.bytes);
         } else if (l.bytes < kMemcpyMinRunBytes) {
           // Inline, the size's class chosen once for the batch: for other sizes copy_runs'
-          // call and size dispatch cost more than a narrow run. Wider runs take memcpy here, not
-          // from kBlockRunMemcpyMinBytes: where they are prefetched (SPLIT into 8 pieces of 132
-          // or 200 bytes) memcpy read 0.92 and 1.12 of memcpy, the inline copy 0.83 and 1.01.
+          // call and size dispatch cost more than a narrow run.
           copy_short_runs(from, l.src_step, to, l.dst_step, steps, l.bytes);
+        } else if (staged_rows || !l.fetch) {
+          // Wider runs with copy_runs' inline loop, below kBlockRunMemcpyMinBytes: through
+          // memcpy they went slower (SPLIT of 16 MiB into four pieces 33 float32 wide, batches
+          // of 3 positions, one core: 1.85 ms against 1.06). Prefetched ones take memcpy (SPLIT
+          // into 8 pieces of 132 or 200 bytes: 0.92 and 1.12 of memcpy, inline 0.83 and 1.01).
+          // Into the stage every run goes inline, forward: glibc's memmove copied wide runs
+          // into the stage backwards, against the source's prefetch from memory (JOIN of 256
+          // and 3 float32, 256 MiB, one core: 30 ms so, 15.5 inline).
+          copy_runs(from, l.src_step, to, l.dst_step, steps, l.bytes, 0,
+                    staged_rows ? SIZE_MAX : kBlockRunMemcpyMinBytes);
         } else {
           for (std::int64_t r = 0; r < n; ++r) {
             std::memcpy(to + r * l.dst_step, from + r * l.src_step, l.bytes);
           }
         }
-        if (staged_runs) staged->runs[b].end(staged->stage, steps * l.bytes);
         l.src_at += n * l.src_step;
         l.dst_at += n * l.dst_step;
       }
-      if (staged_rows) staged->rows.end(staged->stage, steps * staged_step);
+      if (staged_rows) staged->rows.end(staged->stage, steps * row_bytes);
       i += steps;
       c[rank - 1] += steps;
     }
@@ -343,10 +356,7 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
       }
     }
   }
-  if constexpr (kStaged) {
-    staged->rows.flush();
-    for (std::size_t b = 0; b < count; ++b) staged->runs[b].flush();
-  }
+  if constexpr (kStaged) staged->rows.flush();
 }
 
 // A block copied whole with copy_view, by element width: the one part of copy_pieces that
@@ -420,10 +430,10 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
-  bool runs_aligned = true;  // every run streams_aligned, and every step a stream_unit() multiple
-  bool runs_packed = true;   // every run right after the one before in its destination
+  // Every run streams_aligned (in a JOIN, a line or more), every step a stream_unit() multiple.
+  bool runs_aligned = true;
   const auto unit = static_cast<std::int64_t>(stream_unit());
-  std::uint64_t whole_blocks = 0, whole_bytes = 0, widest_run = 0;
+  std::uint64_t whole_blocks = 0, whole_bytes = 0;
   std::int64_t base = 0;
   for (std::size_t i = 0; i < p.count; ++i) {
     const Block b = block_of(i, base);
@@ -436,14 +446,11 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
       const std::uint64_t bytes = run * element_bytes;
       ++run_blocks;
       position_bytes += bytes;
-      runs_aligned = runs_aligned && streams_aligned(b.data[1], bytes);
+      runs_aligned = runs_aligned && (bytes >= 64 || !p.into_whole) &&
+                     streams_aligned(b.data[1], bytes);
       for (std::uint32_t k = 0; k < outer_rank; ++k) {
         runs_aligned = runs_aligned && b.layout[1].strides[outer_dim[k]] * element % unit == 0;
       }
-      // (A block moves as runs only with two or more outer positions: outer_rank >= 1.)
-      runs_packed = runs_packed && b.layout[1].strides[outer_dim[outer_rank - 1]] * element ==
-                                       static_cast<std::int64_t>(bytes);
-      widest_run = std::max(widest_run, bytes);
     }
   }
   if (whole_blocks != 0) {
@@ -479,28 +486,33 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // a line written both ways is evicted between them (JOIN of pieces 33, 24 and 8 float32 wide,
   // 64 MiB, one core: 0.14 of memcpy when the runs of 64 bytes or more streamed, 0.67 with
   // ordinary stores). So runs stream whole only where each starts and ends on a stream_unit()
-  // boundary; then they all do, 16-byte ones too where the unit is 16 (JOIN of 16-byte runs at
-  // 16 MiB: 0.58 of memcpy with ordinary stores, 0.97 streamed; of 64-byte runs 1.02 and 1.49).
+  // boundary, and in a JOIN only runs of a line or more: narrower ones write each line in parts
+  // that come from different blocks a batch apart, which even the AMD core here (stream_unit()
+  // 16) wrote to memory part by part (16 MiB of four float32 pieces 4 wide, one core: 2.8 ms
+  // streamed, 0.66-0.70 with ordinary stores; two pieces 8 wide 1.22-1.28 against 0.53-0.56;
+  // pieces 16 wide, rows of 64 bytes: 0.53-0.58 streamed, 0.85-0.97 ordinary). A SPLIT's piece
+  // gets its runs one after another, its lines whole in turn (256 MiB of four pieces 4 wide:
+  // 15.2-15.6 ms streamed, 18.0-18.8 with ordinary stores; at 16 MiB 0.84-0.96 against
+  // 0.72-0.78, served from this host's 32 MiB L3).
   // Other runs that fill a contiguous destination between them are staged, a batch at a time
-  // (StagedStream): a JOIN of all its pieces into rows back to back, on any core (16 MiB of
-  // float32 pieces 24, 5 and 24 wide, one core: AMD 0.71 -> 0.55 ms; on a Xeon, pieces of 64-byte
-  // rows into an output 16 bytes past a line, numpy's placement: 6.8 ms streamed in parts,
-  // 2.1-2.6 with ordinary stores, 1.4 staged, np.copyto 1.3), and a SPLIT into packed pieces
-  // where the core combines partial lines (stream_unit() 16; AMD, pieces 24, 5 and 24:
-  // 1.18 -> 0.55-0.61 ms). On the Xeon staged SPLITs ran behind ordinary stores (four pieces of
-  // 64-byte rows: 4.8 against 1.5 ms), so there they take ordinary stores.
+  // (StagedStream), where they are a JOIN of all its pieces into rows back to back of at least
+  // kStagedJoinRowMinBytes (16 MiB of float32 pieces 24, 5 and 24 wide, one core: AMD 0.75-0.79 ms
+  // with ordinary stores, 0.64-0.67 staged; on a Xeon, pieces of 64-byte rows into an output
+  // 16 bytes past a line, numpy's placement: 6.8 ms streamed in parts, 2.1-2.6 with ordinary
+  // stores, 1.4 staged, np.copyto 1.3). A SPLIT's pieces take ordinary stores there: staged, each
+  // piece's runs a stream of their own, they ran behind on either core (AMD, 16 MiB into pieces
+  // 5 and 5 wide: 0.84-0.86 ms against 0.62-0.66; 100, 64, 100, 33 and 3: 1.38-1.46 against
+  // 0.69-0.77; Xeon, four pieces of 64-byte rows: 4.8 against 1.5).
   const std::int64_t row_step = whole_layout.strides[outer_dim[outer_rank - 1]] * element;
   const bool rows_staged = p.into_whole && whole_blocks == 0 && run_blocks <= group &&
                            row_step == static_cast<std::int64_t>(position_bytes) &&
+                           position_bytes >= kStagedJoinRowMinBytes &&
                            position_bytes <= kStageBytes;
-  const bool runs_staged = !p.into_whole && runs_packed && widest_run <= kStageBytes &&
-                           unit == 16;
   const BlockStores stores = !stream        ? BlockStores::Ordinary
                              : runs_aligned ? BlockStores::Streamed
                              : rows_staged  ? BlockStores::StagedRows
-                             : runs_staged  ? BlockStores::StagedRuns
                                             : BlockStores::Ordinary;
-  const bool staged = stores == BlockStores::StagedRows || stores == BlockStores::StagedRuns;
+  const bool staged = stores == BlockStores::StagedRows;
   const auto copy_runs_of = [&](const BlockRun* runs, std::size_t n, std::uint64_t begin,
                                 std::uint64_t end) {
     if (staged) {
@@ -692,7 +704,8 @@ inline constexpr std::uint64_t kStagedRowMinBytes = 128;
 
 // Rows of `row_bytes` (at most kStageBytes) from in + offsets[i] elements of `element_bytes`,
 // back to back from `out`, streamed through a StagedStream as many rows at a time as its stage
-// holds.
+// holds. Each row goes into the stage with the inline forward copy, not memcpy (as in
+// copy_block_runs' StagedRows).
 inline void stream_staged_rows(const unsigned char* in, const std::int64_t* offsets,
                                std::uint64_t count, unsigned char* out, std::size_t element_bytes,
                                std::uint64_t row_bytes, std::uint64_t fetch,
@@ -706,8 +719,7 @@ inline void stream_staged_rows(const unsigned char* in, const std::int64_t* offs
     unsigned char* const staged = stream.begin(stage, out + i * row_bytes);
     for (std::uint64_t r = 0; r < rows; ++r, ++i) {
       if (fetch != 0 && i + ahead < count) prefetch_bytes(in + offsets[i + ahead] * element, fetch);
-      copy_one_run(in + offsets[i] * element, staged + r * row_bytes, row_bytes,
-                   kMemcpyMinRunBytes);
+      copy_bytes_short(staged + r * row_bytes, in + offsets[i] * element, row_bytes);
     }
     stream.end(stage, rows * row_bytes);
   }
