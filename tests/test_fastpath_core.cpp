@@ -590,10 +590,11 @@ TEST_CASE("reverse_subsequences of an 8 MiB output along the outer axis streams 
 TEST_CASE("reverse_subsequences of narrow rows moves them as runs, streamed where packed") {
   // {rows, columns} UINT32 along axis 0 with one length for every column: each row is a run of
   // bytes, the reversed rows copied with a negative step. Outputs of 8 MiB (kStreamMinBytes) and
-  // 64 KiB; rows of 16 bytes and 64 bytes stream whole where the output is packed, rows of 12
-  // bytes and padded outputs take ordinary stores. Lengths: none, part, all of the axis.
+  // 64 KiB; rows of 16, 64 and 128 bytes stream whole where the output is packed (the reversed
+  // ones only from 128 bytes, kStreamReversedRowMinBytes), rows of 12 bytes and padded outputs
+  // take ordinary stores. Lengths: none, part, all of the axis.
   for (const std::uint64_t bytes : {std::uint64_t{8} << 20, std::uint64_t{64} << 10}) {
-    for (const std::uint32_t columns : {4u, 16u, 3u}) {
+    for (const std::uint32_t columns : {4u, 16u, 32u, 3u}) {
       for (const std::uint32_t pad : {0u, 1u}) {
         const auto axis = static_cast<std::uint32_t>(bytes / (4 * columns));
         for (const std::uint32_t length : {0u, axis / 3, axis}) {

@@ -6058,6 +6058,14 @@ inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBas
 }
 #endif
 
+// Rows narrower than this that a REVERSE writes in descending order (reverse_runs_part) take
+// ordinary stores: streaming stores going down a line or two at a time ran several times slower,
+// even in whole lines (AMD, one core, float64 {N, 2} along axis 0, full lengths, rows of 16
+// bytes: 4.2-4.4 ms streamed, 0.74-0.79 ordinary at 16 MiB, 67-68 against 16-16.5 at 256 MiB;
+// rows of 64 bytes on a line 1.11 against 0.67, 19.3 against 15.1). From 128 bytes the
+// streaming stores win at 256 MiB (13.2-13.9 ms against 18.7-21.2).
+inline constexpr std::uint64_t kStreamReversedRowMinBytes = 128;
+
 // Runs along the axis of at most this many elements, one after another, go element by element
 // with no branch on their lengths: the vector copies split each run where its length falls, a
 // branch that lengths differing from run to run mispredict. 16 MiB of rows of 7 float32
@@ -6231,9 +6239,11 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
         const std::size_t stream_min = !stream ? 0 : whole_lines ? 1 : kStreamMinRunBytes;
         const auto at = [](std::uint64_t a) { return static_cast<std::int64_t>(a); };
         if (mid > a0) {
+          // Reversed rows go out in descending order: narrower than kStreamReversedRowMinBytes,
+          // they take ordinary stores.
           copy_runs(from + at(a0) * ia * width, ia * width,
                     to + at(reversed_source(a0, l0, axis_size)) * oa * width, -oa * width,
-                    mid - a0, row_bytes, stream_min);
+                    mid - a0, row_bytes, row_bytes < kStreamReversedRowMinBytes ? 0 : stream_min);
         }
         if (a1 > mid) {
           copy_runs(from + at(mid) * ia * width, ia * width, to + at(mid) * oa * width,
