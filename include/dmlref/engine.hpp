@@ -980,7 +980,18 @@ void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, con
       const std::int64_t step_place = si, axis_stride = context.axis_stride;
       if (step_place == 1 && step_from == 1 && step_to == 0 && axis_stride == 1) {
         prefetch_stream(from, count * sizeof(W));
-        for (std::uint64_t i = 0; i < count; ++i) store_bits(to + place[i], load_bits(from + i));
+        // Four updates a step, loaded before any is stored and stored in order (so of two for
+        // one place the later stays): the loop's own instructions were a third of its work.
+        std::uint64_t i = 0;
+        for (; i + 4 <= count; i += 4) {
+          const W a = load_bits(from + i), b = load_bits(from + i + 1);
+          const W c = load_bits(from + i + 2), d = load_bits(from + i + 3);
+          store_bits(to + place[i], a);
+          store_bits(to + place[i + 1], b);
+          store_bits(to + place[i + 2], c);
+          store_bits(to + place[i + 3], d);
+        }
+        for (; i < count; ++i) store_bits(to + place[i], load_bits(from + i));
         return;
       }
       for (std::uint64_t i = 0; i < count; ++i) {
