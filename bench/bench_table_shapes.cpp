@@ -102,7 +102,7 @@ struct Draw {
     about = std::max<std::uint64_t>(about, 1);
     if (pow2) return std::uint32_t{1} << (63 - __builtin_clzll(about));
     const std::uint64_t odd = about | 1;
-    return static_cast<std::uint32_t>(odd > 2 ? odd - 2 * (rng() % 3) : odd);
+    return static_cast<std::uint32_t>(odd > 4 ? odd - 2 * (rng() % 3) : odd);
   }
 };
 
@@ -197,7 +197,7 @@ std::unique_ptr<Case> transposed(DataType type, std::uint32_t rows, std::uint32_
 // rows, one length per column; axis + 1: the last, one length per row), lengths random in
 // [0, axis size].
 std::unique_ptr<Case> reverse(Draw& d, DataType type, std::uint32_t rows, std::uint32_t cols,
-                              const Sizes& lead, bool inner) {
+                              const Sizes& lead, bool inner, bool full = false) {
   auto c = std::make_unique<Case>();
   const Sizes sizes = concat(lead, {rows, cols});
   const auto axis = static_cast<std::uint32_t>(lead.size() + (inner ? 1 : 0));
@@ -208,7 +208,8 @@ std::unique_ptr<Case> reverse(Draw& d, DataType type, std::uint32_t rows, std::u
   const std::size_t out = c->add(type, sizes);
   const std::uint64_t count = Draw::product(len_sizes);
   for (std::uint64_t i = 0; i < count; ++i) {
-    c->as<std::uint32_t>(len)[i] = static_cast<std::uint32_t>(d.rng() % (sizes[axis] + 1));
+    c->as<std::uint32_t>(len)[i] =
+        full ? sizes[axis] : static_cast<std::uint32_t>(d.rng() % (sizes[axis] + 1));
   }
   c->output_bytes = c->tensors[out]->total_tensor_size_in_bytes;
   c->call = [in, len, out, axis](Case& k) {
@@ -292,7 +293,8 @@ std::pair<std::uint32_t, std::uint32_t> rows_cols(Draw& d, DataType type, const 
 struct Class {
   const char* name;
   std::function<std::unique_ptr<Case>(Draw&, int shape)> make;   // the matrix's draw
-  std::function<std::unique_ptr<Case>(std::uint64_t bytes)> peers;  // bench/peers.py's shape
+  // bench/peers.py's shape (none for classes of the matrix only)
+  std::function<std::unique_ptr<Case>(std::uint64_t bytes)> peers;
 };
 
 std::uint64_t about(Draw& d, std::uint64_t lo, std::uint64_t hi) {
@@ -371,6 +373,25 @@ std::vector<Class> classes() {
                }});
   c.push_back(reverse_class("reverse_axis0", 64, false));
   c.push_back(reverse_class("reverse_inner", 16, true));
+  // Narrow rows, where the wide classes above never draw: rows of 1 to 32 elements reversed
+  // whole along axis 0 (a flip), and runs of 2 to 8 elements along the last axis, each with its
+  // own length. Matrix only (no peers.py shape).
+  c.push_back({"reverse_axis0_narrow",
+               [](Draw& d, int) {
+                 const DataType t = d.type();
+                 const Sizes lead = d.leading();
+                 const auto [rows, cols] = rows_cols(d, t, lead, about(d, 1, 33), false);
+                 return reverse(d, t, rows, cols, lead, false, true);
+               },
+               nullptr});
+  c.push_back({"reverse_inner_short",
+               [](Draw& d, int) {
+                 const DataType t = d.type();
+                 const Sizes lead = d.leading();
+                 const auto [rows, cols] = rows_cols(d, t, lead, about(d, 2, 9), false);
+                 return reverse(d, t, rows, cols, lead, true);
+               },
+               nullptr});
   c.push_back(gather_class("gather_rows256", 256));
   c.push_back(gather_class("gather_rows64", 64));
   c.push_back({"scatter_perm_axis1",
@@ -506,6 +527,7 @@ void summary(benchmark::State& state, const std::string& name) {
         ->Iterations(1);
   }
   for (const Class& k : classes()) {
+    if (!k.peers) continue;
     for (const std::uint64_t mib : {16u, 256u}) {
       const Factory make = [k, mib] { return k.peers(mib << 20); };
       for (const bool all : {false, true}) {

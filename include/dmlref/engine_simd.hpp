@@ -136,6 +136,88 @@ DMLREF_TARGET_AVX2 void reverse_rows_avx2(const unsigned char* src, std::int64_t
   }
 }
 
+// Rows of `row_bytes` bytes, 2 to 64 (REVERSE_SUBSEQUENCES' short runs), row j at
+// src + j * src_step and dst + j * dst_step, each moved by the shuffle its length selects,
+// shuffles[lengths[j]]: the row is loaded as two halves of Half bytes, [0, Half) and
+// [row_bytes - Half, row_bytes) (overlapping where row_bytes < 2 * Half), shuffled as one vector
+// and stored as the same two halves. So only the row's own bytes are read and written, and no
+// branch depends on a length. Halves of 16 and 32 bytes (rows of 4- and 8-byte elements over
+// 16 and 32 bytes) move 4-byte lanes across 32-byte vectors; smaller ones bytes within 16.
+template <std::size_t Half>
+DMLREF_TARGET_AVX2 void reverse_short_rows_avx2(const unsigned char* src, std::int64_t src_step,
+                                                unsigned char* dst, std::int64_t dst_step,
+                                                const std::uint64_t* lengths, std::uint64_t count,
+                                                std::size_t row_bytes,
+                                                const unsigned char (*shuffles)[64]) noexcept {
+  using Bytes16 = char __attribute__((vector_size(16)));
+  using Words2 = std::uint64_t __attribute__((vector_size(16)));
+  using Ints4 = int __attribute__((vector_size(16)));
+  using Ints8 = int __attribute__((vector_size(32)));
+  const std::size_t tail = row_bytes - Half;  // where the second half starts
+  // The halves go into the vector through registers: stored to memory in parts and loaded back
+  // whole, every row waited on a failed store forwarding (twice the element loop's time).
+  for (std::uint64_t j = 0; j < count; ++j) {
+    const unsigned char* const s = src + static_cast<std::int64_t>(j) * src_step;
+    unsigned char* const d = dst + static_cast<std::int64_t>(j) * dst_step;
+    const unsigned char* const m = shuffles[lengths[j]];
+    if constexpr (Half == 32) {
+      // Output lanes [0, 8) then [8, 16), each from lane k of the two halves side by side: the
+      // first half's where k < 8, the second's otherwise (vpermd reads k's low 3 bits).
+      Ints8 lo, hi, lanes_lo, lanes_hi;
+      std::memcpy(&lo, s, 32);
+      std::memcpy(&hi, s + tail, 32);
+      std::memcpy(&lanes_lo, m, 32);
+      std::memcpy(&lanes_hi, m + 32, 32);
+      const Ints8 seven = {7, 7, 7, 7, 7, 7, 7, 7};
+      const Ints8 from_hi_lo = lanes_lo > seven, from_hi_hi = lanes_hi > seven;
+      const Ints8 r_lo = (__builtin_ia32_permvarsi256(lo, lanes_lo) & ~from_hi_lo) |
+                         (__builtin_ia32_permvarsi256(hi, lanes_lo) & from_hi_lo);
+      const Ints8 r_hi = (__builtin_ia32_permvarsi256(lo, lanes_hi) & ~from_hi_hi) |
+                         (__builtin_ia32_permvarsi256(hi, lanes_hi) & from_hi_hi);
+      std::memcpy(d, &r_lo, 32);
+      std::memcpy(d + tail, &r_hi, 32);
+    } else if constexpr (Half == 16) {
+      Ints4 lo, hi;
+      std::memcpy(&lo, s, 16);
+      std::memcpy(&hi, s + tail, 16);
+      Ints8 lanes;
+      std::memcpy(&lanes, m, 32);
+      const Ints8 r = __builtin_ia32_permvarsi256(
+          __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7), lanes);
+      const Ints4 r_lo = __builtin_shufflevector(r, r, 0, 1, 2, 3);
+      const Ints4 r_hi = __builtin_shufflevector(r, r, 4, 5, 6, 7);
+      std::memcpy(d, &r_lo, 16);
+      std::memcpy(d + tail, &r_hi, 16);
+    } else {
+      using Part = std::conditional_t<Half == 8, std::uint64_t,
+                                      std::conditional_t<Half == 4, std::uint32_t, std::uint16_t>>;
+      Part a, b;
+      std::memcpy(&a, s, Half);
+      std::memcpy(&b, s + tail, Half);
+      Words2 v;
+      if constexpr (Half == 8) {
+        v = Words2{a, b};
+      } else {
+        v = Words2{a | static_cast<std::uint64_t>(b) << (8 * Half), 0};
+      }
+      Bytes16 lanes;
+      std::memcpy(&lanes, m, 16);
+      const auto r = reinterpret_cast<Words2>(
+          __builtin_ia32_pshufb128(reinterpret_cast<Bytes16>(v), lanes));
+      if constexpr (Half == 8) {
+        const std::uint64_t r_lo = r[0], r_hi = r[1];
+        std::memcpy(d, &r_lo, 8);
+        std::memcpy(d + tail, &r_hi, 8);
+      } else {
+        const auto r_lo = static_cast<Part>(r[0]);
+        const auto r_hi = static_cast<Part>(r[0] >> (8 * Half));
+        std::memcpy(d, &r_lo, Half);
+        std::memcpy(d + tail, &r_hi, Half);
+      }
+    }
+  }
+}
+
 // SC8's check of 8 indices of 4 bytes or 4 of 8 (`lanes` of the unsigned type U) that also gives
 // each its place along the axis: u = v - lo (wrapping), legal when u <= span, place u - n where
 // u >= n (a negative index, counted from the end) and u otherwise. Flags an illegal one in `bad`.
