@@ -106,6 +106,12 @@ struct Draw {
   }
 };
 
+// The first `n` of `s` (all of them if fewer). Not resize: GCC 12 warned of bounds in the
+// growing branch resize inlines, never taken here.
+Sizes first(const Sizes& s, std::size_t n) {
+  return Sizes(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(std::min(n, s.size())));
+}
+
 Sizes concat(Sizes a, const Sizes& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
@@ -333,8 +339,7 @@ Class gather_class(const char* name, std::uint32_t row_bytes) {
   return {name,
           [row_bytes](Draw& d, int) {
             const DataType t = d.type();
-            Sizes lead = d.leading();
-            lead.resize(std::min<std::size_t>(lead.size(), 3));
+            const Sizes lead = first(d.leading(), 3);
             return gather(d, t, row_bytes, lead);
           },
           [row_bytes](std::uint64_t bytes) {
@@ -362,8 +367,7 @@ std::vector<Class> classes() {
   c.push_back({"transposed",
                [](Draw& d, int s) {
                  const DataType t = d.type();
-                 Sizes lead = d.leading();
-                 lead.resize(std::min<std::size_t>(lead.size(), 2));
+                 const Sizes lead = first(d.leading(), 2);
                  const auto [rows, cols] = rows_cols(d, t, lead, about(d, 256, 4096), s % 2 == 0);
                  return transposed(t, rows, cols, lead);
                },

@@ -2681,9 +2681,9 @@ inline void store_bits(T* p, BitsOf<T> b) noexcept {
 template <class T>
 void copy_run_strided(const T* src, std::int64_t src_stride, T* dst, std::int64_t dst_stride,
                       std::uint64_t n) noexcept {
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const auto j = static_cast<std::int64_t>(i);
-    store_bits(dst + j * dst_stride, load_bits(src + j * src_stride));
+  std::int64_t from = 0, to = 0;  // as copy_fixed_runs: offsets by addition
+  for (std::uint64_t i = 0; i < n; ++i, from += src_stride, to += dst_stride) {
+    store_bits(dst + to, load_bits(src + from));
   }
 }
 
@@ -2694,10 +2694,10 @@ DMLREF_ALWAYS_INLINE void copy_runs_overlapping(const unsigned char* src, std::i
                                                 unsigned char* dst, std::int64_t dst_step,
                                                 std::uint64_t runs, std::size_t bytes) noexcept {
   const std::size_t tail = bytes - Half;
-  for (std::uint64_t i = 0; i < runs; ++i) {
-    const auto ii = static_cast<std::int64_t>(i);
-    std::memcpy(dst + ii * dst_step, src + ii * src_step, Half);
-    std::memcpy(dst + ii * dst_step + tail, src + ii * src_step + tail, Half);
+  std::int64_t from = 0, to = 0;  // as copy_fixed_runs: offsets by addition
+  for (std::uint64_t i = 0; i < runs; ++i, from += src_step, to += dst_step) {
+    std::memcpy(dst + to, src + from, Half);
+    std::memcpy(dst + to + tail, src + from + tail, Half);
   }
 }
 
@@ -2730,9 +2730,8 @@ DMLREF_ALWAYS_INLINE void copy_short_runs(const unsigned char* src, std::int64_t
   } else if (bytes >= 2) {
     copy_runs_overlapping<2>(src, src_step, dst, dst_step, runs, bytes);
   } else if (bytes == 1) {
-    for (std::uint64_t i = 0; i < runs; ++i) {
-      dst[static_cast<std::int64_t>(i) * dst_step] = src[static_cast<std::int64_t>(i) * src_step];
-    }
+    std::int64_t from = 0, to = 0;
+    for (std::uint64_t i = 0; i < runs; ++i, from += src_step, to += dst_step) dst[to] = src[from];
   }
 }
 
@@ -3093,12 +3092,15 @@ void copy_run(const T* src, std::int64_t src_stride, T* dst, std::int64_t dst_st
 // bytes: what narrow blocks of a JOIN or SPLIT along the last axis are) a copy whose size is a
 // constant, so each run compiles to one or two register moves with no size dispatch, else
 // copy_bytes_short. Bytes, not the element type, parameterise it, so all widths share it.
+// The runs' offsets step by addition (integers, so no pointer is formed past the last run), not
+// by multiplying the index: GCC kept two multiplies in the loop, most of its instructions (JOIN
+// of two float32 pieces one element wide, 16 MiB, one core: 2.11-2.12 ms -> 1.40-1.43).
 template <std::size_t Bytes>
 void copy_fixed_runs(const unsigned char* src, std::int64_t src_step, unsigned char* dst,
                      std::int64_t dst_step, std::uint64_t runs) noexcept {
-  for (std::uint64_t i = 0; i < runs; ++i) {
-    const auto ii = static_cast<std::int64_t>(i);
-    std::memcpy(dst + ii * dst_step, src + ii * src_step, Bytes);
+  std::int64_t from = 0, to = 0;
+  for (std::uint64_t i = 0; i < runs; ++i, from += src_step, to += dst_step) {
+    std::memcpy(dst + to, src + from, Bytes);
   }
 }
 
