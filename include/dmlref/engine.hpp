@@ -1529,46 +1529,6 @@ inline std::uint64_t reversed_source(std::uint64_t a, std::uint64_t length,
 using RunLengthsFn = void (*)(const void* lengths, std::int64_t first, std::int64_t step,
                               std::uint64_t count, std::uint64_t axis_size, std::uint64_t* out);
 
-#if DMLREF_ENGINE_AVX2
-// ReversedRuns whose runs are contiguous in both tensors, a chunk of runs per call of the AVX2
-// loop (reverse_rows_avx2). Bytes, not elements: compiled once for every width.
-inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBase& base,
-                                         const void* in,
-                                         const void* lengths, void* out, RunLengthsFn lengths_of,
-                                         std::size_t element_bytes) {
-  const std::uint64_t n = plan.axis_size;
-  const auto w = static_cast<std::int64_t>(element_bytes);
-  const std::int64_t in_inner = plan.walk.inner_stride(0) * w;
-  const std::int64_t len_inner = plan.walk.inner_stride(1);
-  const std::int64_t out_inner = plan.walk.inner_stride(2) * w;
-  const auto* const src = static_cast<const unsigned char*>(in);
-  auto* const dst = static_cast<unsigned char*>(out);
-  const std::size_t row = n * element_bytes;
-  walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
-                                   std::uint64_t count) {
-    std::array<std::uint64_t, kIndexChunk> length;
-    lengths_of(lengths, o[1] + start * len_inner, len_inner, count, n, length.data());
-    const unsigned char* const s = src + o[0] * w + start * in_inner;
-    unsigned char* const d = dst + o[2] * w + start * out_inner;
-    const std::uint64_t* const l = length.data();
-    switch (element_bytes) {
-      case 1: return reverse_rows_avx2<1>(s, in_inner, d, out_inner, l, count, row);
-      case 2: return reverse_rows_avx2<2>(s, in_inner, d, out_inner, l, count, row);
-      case 4: return reverse_rows_avx2<4>(s, in_inner, d, out_inner, l, count, row);
-      default: return reverse_rows_avx2<8>(s, in_inner, d, out_inner, l, count, row);
-    }
-  }, base);
-}
-#endif
-
-// Rows narrower than this that a REVERSE writes in descending order (reverse_runs_part) take
-// ordinary stores: streaming stores going down a line or two at a time ran several times slower,
-// even in whole lines (AMD, one core, float64 {N, 2} along axis 0, full lengths, rows of 16
-// bytes: 4.2-4.4 ms streamed, 0.74-0.79 ordinary at 16 MiB, 67-68 against 16-16.5 at 256 MiB;
-// rows of 64 bytes on a line 1.11 against 0.67, 19.3 against 15.1). From 128 bytes the
-// streaming stores win at 256 MiB (13.2-13.9 ms against 18.7-21.2).
-inline constexpr std::uint64_t kStreamReversedRowMinBytes = 128;
-
 // Runs along the axis of at most this many elements, one after another, go element by element
 // with no branch on their lengths: the vector copies split each run where its length falls, a
 // branch that lengths differing from run to run mispredict. 16 MiB of rows of 7 float32
@@ -1615,15 +1575,18 @@ inline ShortRowShuffles short_row_shuffles(std::uint64_t n, std::size_t element_
   return t;
 }
 
-// Short runs one element apart in both tensors (rows of 2 to 64 bytes reversed along the inner
-// axis), a chunk of rows per call of reverse_short_rows_avx2: one shuffle per row for any length,
-// where the element loop below spent a load, a store and the length arithmetic per element.
-// One core, 16 MiB along axis 1, through the module, full or random lengths alike: float32
-// {N, 4} 3.55 -> 1.09 ms (numpy's x[:, ::-1] 2.55, torch.flip 2.8), float64 {N, 8} 1.49 ->
-// 0.66 (numpy 0.83), uint8 {N, 8} 11.3 -> 2.06 (torch 4.8), int16 {N, 3} 8.1 -> 4.1 (5.6).
-inline void reverse_short_runs_avx2(const ReversedRuns& plan, const PlanBase& base,
-                                    const void* in, const void* lengths, void* out,
-                                    RunLengthsFn lengths_of, std::size_t element_bytes) {
+// ReversedRuns whose runs are contiguous in both tensors, a chunk of runs per call of an AVX2
+// loop: reverse_rows_avx2, or for short runs (kReverseShortRun elements or fewer, 2 bytes or
+// more) reverse_short_rows_avx2, one shuffle per row for any length, where the element loop of
+// reverse_runs_part spent a load, a store and the length arithmetic per element. One core,
+// 16 MiB along axis 1, through the module, full or random lengths alike: float32 {N, 4} 3.55 ->
+// 1.09 ms (numpy's x[:, ::-1] 2.55, torch.flip 2.8), float64 {N, 8} 1.49 -> 0.66 (numpy 0.83),
+// uint8 {N, 8} 11.3 -> 2.06 (torch 4.8), int16 {N, 3} 8.1 -> 4.1 (5.6). Bytes, not elements:
+// compiled once for every width.
+inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBase& base,
+                                         const void* in,
+                                         const void* lengths, void* out, RunLengthsFn lengths_of,
+                                         std::size_t element_bytes) {
   const std::uint64_t n = plan.axis_size;
   const auto w = static_cast<std::int64_t>(element_bytes);
   const std::int64_t in_inner = plan.walk.inner_stride(0) * w;
@@ -1632,7 +1595,9 @@ inline void reverse_short_runs_avx2(const ReversedRuns& plan, const PlanBase& ba
   const auto* const src = static_cast<const unsigned char*>(in);
   auto* const dst = static_cast<unsigned char*>(out);
   const std::size_t row = n * element_bytes;
-  const ShortRowShuffles table = short_row_shuffles(n, element_bytes);
+  const bool short_runs = n <= kReverseShortRun;
+  const ShortRowShuffles table = short_runs ? short_row_shuffles(n, element_bytes)
+                                            : ShortRowShuffles{};
   walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
                                    std::uint64_t count) {
     std::array<std::uint64_t, kIndexChunk> length;
@@ -1640,21 +1605,39 @@ inline void reverse_short_runs_avx2(const ReversedRuns& plan, const PlanBase& ba
     const unsigned char* const s = src + o[0] * w + start * in_inner;
     unsigned char* const d = dst + o[2] * w + start * out_inner;
     const std::uint64_t* const l = length.data();
-    switch (table.half) {
-      case 2: return reverse_short_rows_avx2<2>(s, in_inner, d, out_inner, l, count, row,
-                                                table.lanes);
-      case 4: return reverse_short_rows_avx2<4>(s, in_inner, d, out_inner, l, count, row,
-                                                table.lanes);
-      case 8: return reverse_short_rows_avx2<8>(s, in_inner, d, out_inner, l, count, row,
-                                                table.lanes);
-      case 16: return reverse_short_rows_avx2<16>(s, in_inner, d, out_inner, l, count, row,
+    if (short_runs) {
+      switch (table.half) {
+        case 2: return reverse_short_rows_avx2<2>(s, in_inner, d, out_inner, l, count, row,
                                                   table.lanes);
-      default: return reverse_short_rows_avx2<32>(s, in_inner, d, out_inner, l, count, row,
+        case 4: return reverse_short_rows_avx2<4>(s, in_inner, d, out_inner, l, count, row,
                                                   table.lanes);
+        case 8: return reverse_short_rows_avx2<8>(s, in_inner, d, out_inner, l, count, row,
+                                                  table.lanes);
+        case 16: return reverse_short_rows_avx2<16>(s, in_inner, d, out_inner, l, count, row,
+                                                    table.lanes);
+        default: return reverse_short_rows_avx2<32>(s, in_inner, d, out_inner, l, count, row,
+                                                    table.lanes);
+      }
+    }
+    switch (element_bytes) {
+      case 1: return reverse_rows_avx2<1>(s, in_inner, d, out_inner, l, count, row);
+      case 2: return reverse_rows_avx2<2>(s, in_inner, d, out_inner, l, count, row);
+      case 4: return reverse_rows_avx2<4>(s, in_inner, d, out_inner, l, count, row);
+      default: return reverse_rows_avx2<8>(s, in_inner, d, out_inner, l, count, row);
     }
   }, base);
 }
 #endif
+
+// Rows narrower than this that a REVERSE writes in descending order (reverse_runs_part) take
+// ordinary stores: streaming stores going down a line or two at a time ran several times slower,
+// even in whole lines (AMD, one core, float64 {N, 2} along axis 0, full lengths, rows of 16
+// bytes: 4.2-4.4 ms streamed, 0.74-0.79 ordinary at 16 MiB, 67-68 against 16-16.5 at 256 MiB;
+// rows of 64 bytes on a line 1.11 against 0.67, 19.3 against 15.1). From 128 bytes the
+// streaming stores win at 256 MiB (13.2-13.9 ms against 18.7-21.2).
+inline constexpr std::uint64_t kStreamReversedRowMinBytes = 128;
+
+
 
 // Rows ahead of the one being read that a group of runs of different lengths asks the cache for
 // where their extent along the axis cannot stay in the L1 cache (reverse_runs_part).
@@ -1906,13 +1889,8 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
   // run where they are 2 bytes long or more.
   const bool short_runs = n <= kReverseShortRun;
 #if DMLREF_ENGINE_AVX2
-  if (unit && engine_avx2_enabled()) {
-    if (!short_runs) {
-      return reverse_contiguous_runs_avx2(plan, base, in, lengths, out, lengths_of, sizeof(W));
-    }
-    if (n * sizeof(W) >= 2) {
-      return reverse_short_runs_avx2(plan, base, in, lengths, out, lengths_of, sizeof(W));
-    }
+  if (unit && (!short_runs || n * sizeof(W) >= 2) && engine_avx2_enabled()) {
+    return reverse_contiguous_runs_avx2(plan, base, in, lengths, out, lengths_of, sizeof(W));
   }
 #endif
   walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
