@@ -2701,6 +2701,26 @@ DMLREF_ALWAYS_INLINE void copy_runs_overlapping(const unsigned char* src, std::i
   }
 }
 
+// `runs` runs of Bytes bytes, run i from src + i * src_step to dst + i * dst_step (steps in
+// bytes), each one copy of a constant size (copy_runs' common short lengths, copy_short_runs'
+// single bytes). Offsets step by addition (integers, so no pointer is formed past the last run),
+// not by multiplying the index, four runs a step: the loop's own instructions were most of it
+// (JOIN of two float32 pieces one element wide, 16 MiB, one core: 2.11-2.17 ms with two
+// multiplies per run, 1.41-1.56 one run a step, 0.86-0.88 four).
+template <std::size_t Bytes>
+void copy_fixed_runs(const unsigned char* src, std::int64_t src_step, unsigned char* dst,
+                     std::int64_t dst_step, std::uint64_t runs) noexcept {
+  std::int64_t from = 0, to = 0;
+  std::uint64_t i = 0;
+  for (; i + 4 <= runs; i += 4, from += 4 * src_step, to += 4 * dst_step) {
+    std::memcpy(dst + to, src + from, Bytes);
+    std::memcpy(dst + to + dst_step, src + from + src_step, Bytes);
+    std::memcpy(dst + to + 2 * dst_step, src + from + 2 * src_step, Bytes);
+    std::memcpy(dst + to + 3 * dst_step, src + from + 3 * src_step, Bytes);
+  }
+  for (; i < runs; ++i, from += src_step, to += dst_step) std::memcpy(dst + to, src + from, Bytes);
+}
+
 // Copies `runs` runs of `bytes` bytes each (as copy_runs_overlapping places them; no run's
 // destination overlaps a source) with fixed-size, inlined copies, as glibc's memcpy does for
 // small sizes but without the call and its size dispatch: 16-byte blocks from both ends (two up
@@ -2730,15 +2750,7 @@ DMLREF_ALWAYS_INLINE void copy_short_runs(const unsigned char* src, std::int64_t
   } else if (bytes >= 2) {
     copy_runs_overlapping<2>(src, src_step, dst, dst_step, runs, bytes);
   } else if (bytes == 1) {
-    std::int64_t from = 0, to = 0;  // four a step, as copy_fixed_runs
-    std::uint64_t i = 0;
-    for (; i + 4 <= runs; i += 4, from += 4 * src_step, to += 4 * dst_step) {
-      dst[to] = src[from];
-      dst[to + dst_step] = src[from + src_step];
-      dst[to + 2 * dst_step] = src[from + 2 * src_step];
-      dst[to + 3 * dst_step] = src[from + 3 * src_step];
-    }
-    for (; i < runs; ++i, from += src_step, to += dst_step) dst[to] = src[from];
+    copy_fixed_runs<1>(src, src_step, dst, dst_step, runs);
   }
 }
 
@@ -3099,23 +3111,6 @@ void copy_run(const T* src, std::int64_t src_stride, T* dst, std::int64_t dst_st
 // bytes: what narrow blocks of a JOIN or SPLIT along the last axis are) a copy whose size is a
 // constant, so each run compiles to one or two register moves with no size dispatch, else
 // copy_bytes_short. Bytes, not the element type, parameterise it, so all widths share it.
-// The runs' offsets step by addition (integers, so no pointer is formed past the last run), not
-// by multiplying the index, four runs a step: the loop's own instructions were most of it (JOIN
-// of two float32 pieces one element wide, 16 MiB, one core: 2.11-2.17 ms with two multiplies
-// per run, 1.41-1.56 one run a step, 0.86-0.88 four).
-template <std::size_t Bytes>
-void copy_fixed_runs(const unsigned char* src, std::int64_t src_step, unsigned char* dst,
-                     std::int64_t dst_step, std::uint64_t runs) noexcept {
-  std::int64_t from = 0, to = 0;
-  std::uint64_t i = 0;
-  for (; i + 4 <= runs; i += 4, from += 4 * src_step, to += 4 * dst_step) {
-    std::memcpy(dst + to, src + from, Bytes);
-    std::memcpy(dst + to + dst_step, src + from + src_step, Bytes);
-    std::memcpy(dst + to + 2 * dst_step, src + from + 2 * src_step, Bytes);
-    std::memcpy(dst + to + 3 * dst_step, src + from + 3 * src_step, Bytes);
-  }
-  for (; i < runs; ++i, from += src_step, to += dst_step) std::memcpy(dst + to, src + from, Bytes);
-}
 
 // Whether copy_runs copies runs of `bytes` bytes as a constant size (its switch below).
 constexpr bool copy_runs_size_is_constant(std::uint64_t bytes) noexcept {
