@@ -261,7 +261,7 @@ DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t cou
   Lanes bad{};
   std::uint64_t i = 0;
   for (; i + kNarrowBlock <= count; i += kNarrowBlock) {
-    prefetch_stream(run + i);
+    prefetch_stream(run + i, kNarrowBlock * sizeof(I));  // a block of int64: two lines
     Lanes2x16 w;  // the block's places
     if constexpr (sizeof(I) == 8) {
       const Lanes a = index_places_avx2<Lanes, U>(at + i * 8, lo, span, n, bad);
