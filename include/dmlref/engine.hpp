@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -981,15 +982,26 @@ void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, con
       if (step_place == 1 && step_from == 1 && step_to == 0 && axis_stride == 1) {
         prefetch_stream(from, count * sizeof(W));
         // Four updates a step, loaded before any is stored and stored in order (so of two for
-        // one place the later stays): the loop's own instructions were a third of its work.
+        // one place the later stays): the loop's own instructions were a third of its work. Their
+        // four places are one 8-byte load, taken apart by shifts (little-endian: the first place
+        // is the low 16 bits): a load per place kept the load ports busier than the stores
+        // (int16 {8192, 512} along axis 1, one core: 6.1 -> 4.9 ms).
         std::uint64_t i = 0;
         for (; i + 4 <= count; i += 4) {
+          std::uint64_t p[4];
+          if constexpr (std::endian::native == std::endian::little) {
+            std::uint64_t four;
+            std::memcpy(&four, place + i, sizeof(four));
+            for (unsigned k = 0; k < 4; ++k) p[k] = (four >> (16 * k)) & 0xffff;
+          } else {
+            for (unsigned k = 0; k < 4; ++k) p[k] = place[i + k];
+          }
           const W a = load_bits(from + i), b = load_bits(from + i + 1);
           const W c = load_bits(from + i + 2), d = load_bits(from + i + 3);
-          store_bits(to + place[i], a);
-          store_bits(to + place[i + 1], b);
-          store_bits(to + place[i + 2], c);
-          store_bits(to + place[i + 3], d);
+          store_bits(to + p[0], a);
+          store_bits(to + p[1], b);
+          store_bits(to + p[2], c);
+          store_bits(to + p[3], d);
         }
         for (; i < count; ++i) store_bits(to + place[i], load_bits(from + i));
         return;
