@@ -660,11 +660,36 @@ class NarrowEveryCall {
   std::uint64_t before_ = dmlref::detail::narrow_min_indices;
 };
 
+// For the scope of a test: places take 32 bits along axes longer than `max_axis` (0: every axis),
+// so that small tensors exercise what SCATTER along axes over 65536 elements does with 8-byte
+// indices.
+class Narrow16UpTo {
+ public:
+  explicit Narrow16UpTo(std::uint32_t max_axis) { dmlref::detail::narrow16_max_axis = max_axis; }
+  Narrow16UpTo(const Narrow16UpTo&) = delete;
+  Narrow16UpTo& operator=(const Narrow16UpTo&) = delete;
+  ~Narrow16UpTo() { dmlref::detail::narrow16_max_axis = before_; }
+
+ private:
+  std::uint32_t before_ = dmlref::detail::narrow16_max_axis;
+};
+
 }  // namespace
 
 TEST_CASE("fast SCATTER, indices narrowed by SC8's pass == golden loop: ranks 1-8, every axis") {
   const NarrowEveryCall narrow;
   std::mt19937 rng(7717u);
+  check_every_scatter_axis(rng, kScatterRunners<float>);
+  check_every_scatter_axis(rng, kScatterRunners<std::uint8_t>);
+  check_every_scatter_axis(rng, kScatterRunners<double>);
+  check_every_scatter_axis(rng, kScatterRunners<std::int16_t>);
+}
+
+TEST_CASE("fast SCATTER, 8-byte indices narrowed to 32-bit places == golden loop") {
+  // 4-byte indices are not narrowed then: they run beside as the reader's path.
+  const NarrowEveryCall narrow;
+  const Narrow16UpTo places32(0);
+  std::mt19937 rng(7718u);
   check_every_scatter_axis(rng, kScatterRunners<float>);
   check_every_scatter_axis(rng, kScatterRunners<std::uint8_t>);
   check_every_scatter_axis(rng, kScatterRunners<double>);
@@ -692,12 +717,20 @@ void check_narrowed_places(const TensorView<const I>& indices, std::uint32_t n) 
                                                  dmlref::legal_index_bounds<I>(n), n,
                                                  &narrowed) == legal);
   if (!legal) return;
-  CHECK((narrowed.places != nullptr) == dmlref::detail::engine_avx2_enabled());
+  // 16-bit places up to narrow16_max_axis, 32-bit ones past it for 8-byte indices only.
+  const bool places16 = n <= dmlref::detail::narrow16_max_axis;
+  CHECK((narrowed.places != nullptr) ==
+        (dmlref::detail::engine_avx2_enabled() && (places16 || sizeof(I) == 8)));
   if (narrowed.places == nullptr) return;
-  const TensorView<const std::uint16_t> places(narrowed.places, narrowed.layout);
+  CHECK(narrowed.place_bytes == (places16 ? 2u : 4u));
+  const TensorView<const std::uint16_t> places16_view(
+      static_cast<const std::uint16_t*>(narrowed.places), narrowed.layout);
+  const TensorView<const std::uint32_t> places32_view(
+      static_cast<const std::uint32_t*>(narrowed.places), narrowed.layout);
   int wrong = 0;
   dmlref::for_each_coordinate(indices.layout(), [&](const Coord& u) {
-    wrong += places[u] != *dmlref::normalize_index(indices[u], n);
+    const std::uint64_t place = places16 ? places16_view[u] : places32_view[u];
+    wrong += place != *dmlref::normalize_index(indices[u], n);
   });
   CHECK(wrong == 0);
 }
@@ -707,9 +740,9 @@ void check_narrowed_places(const TensorView<const I>& indices, std::uint32_t n) 
 TEST_CASE_TEMPLATE("engine: SC8's narrowed pass keeps each index's place, any layout, any bad one",
                    I, std::int64_t, std::int32_t, std::uint64_t, std::uint32_t) {
   std::mt19937 rng(909u + static_cast<unsigned>(sizeof(I)));
-  // Rows of 103: six blocks of 16 and a tail. Along an axis of 37, and of 65536 (the most a
-  // place holds).
-  for (const std::uint32_t n : {37u, 65536u}) {
+  // Rows of 103: six blocks of 16 and a tail. Along an axis of 37, of 65536 (the most a 16-bit
+  // place holds), and past it (32-bit places for 8-byte indices; 4-byte ones are not narrowed).
+  for (const std::uint32_t n : {37u, 65536u, 65537u, 3000017u}) {
     CAPTURE(n);
     std::vector<I> storage(5 * 103);
     for (I& v : storage) v = random_index<I>(n, false, rng);
@@ -763,6 +796,25 @@ TEST_CASE("engine: SC8's narrowed pass streams 8 MiB of places and writes every 
   check_narrowed_places(padded, kAxis);
   // A bad index inside a streamed line is still found.
   storage[std::size_t{kRows / 2} * (kRow + 3) + 700] = static_cast<std::int32_t>(kAxis);
+  check_narrowed_places(padded, kAxis);
+}
+
+TEST_CASE("engine: SC8's narrowed pass streams 8 MiB of 32-bit places and writes every one") {
+  // int64 indices along an axis past 16-bit places: as the test above, with a block of places
+  // a whole line. Rows of 5000 (5000 % 16 = 8): runs start on a line and half-way along one.
+  constexpr std::uint32_t kRow = 5000, kAxis = 70001;
+  constexpr std::uint32_t kRows = (dmlref::detail::kStreamMinBytes / 4 + kRow - 1) / kRow;
+  std::mt19937 rng(4243u);
+  std::vector<std::int64_t> storage(std::size_t{kRows} * (kRow + 3));
+  for (std::int64_t& v : storage) v = random_index<std::int64_t>(kAxis, false, rng);
+  const TensorView<const std::int64_t> packed(storage.data(), {kRows, kRow});
+  const TensorView<const std::int64_t> padded(storage.data(),
+                                              Layout::strided({kRows, kRow}, {kRow + 3, 1}));
+  REQUIRE(kAxis > dmlref::detail::kNarrow16MaxAxis);
+  REQUIRE(packed.element_count() * 4 >= dmlref::detail::kStreamMinBytes);
+  check_narrowed_places(packed, kAxis);
+  check_narrowed_places(padded, kAxis);
+  storage[std::size_t{kRows / 2} * (kRow + 3) + 700] = -static_cast<std::int64_t>(kAxis) - 1;
   check_narrowed_places(padded, kAxis);
 }
 
@@ -883,26 +935,31 @@ TEST_CASE("fast SCATTER, narrowed: indices reversed along either dimension, or b
   const auto at = [](std::uint8_t mask, std::uint32_t r, std::uint32_t c) {
     return ((mask & 1) != 0 ? kRows - 1 - r : r) * kCols + ((mask & 2) != 0 ? kCols - 1 - c : c);
   };
-  for (const std::uint8_t ix_mask : {0, 1, 2, 3}) {
-    for (const std::uint8_t out_mask : {0, 3}) {
-      CAPTURE(int{ix_mask});
-      CAPTURE(int{out_mask});
-      std::vector<float> want(kN);  // the caller's output, stored as out_mask says
-      for (std::uint32_t r = 0; r < kRows; ++r) {
-        for (std::uint32_t c = 0; c < kCols; ++c) want[at(out_mask, r, c)] = in[r * kCols + c];
-      }
-      for (std::uint32_t r = 0; r < kRows; ++r) {
-        for (std::uint32_t c = 0; c < kCols; ++c) {
-          const auto place = static_cast<std::uint32_t>(
-              *dmlref::normalize_index(ix[at(ix_mask, r, c)], kCols));
-          want[at(out_mask, r, place)] = up[r * kCols + c];
+  // 16-bit places, then 32-bit ones (taken along this axis of 100 by lowering their limit).
+  for (const std::uint32_t max16 : {dmlref::detail::kNarrow16MaxAxis, 0u}) {
+    CAPTURE(max16);
+    const Narrow16UpTo places(max16);
+    for (const std::uint8_t ix_mask : {0, 1, 2, 3}) {
+      for (const std::uint8_t out_mask : {0, 3}) {
+        CAPTURE(int{ix_mask});
+        CAPTURE(int{out_mask});
+        std::vector<float> want(kN);  // the caller's output, stored as out_mask says
+        for (std::uint32_t r = 0; r < kRows; ++r) {
+          for (std::uint32_t c = 0; c < kCols; ++c) want[at(out_mask, r, c)] = in[r * kCols + c];
         }
+        for (std::uint32_t r = 0; r < kRows; ++r) {
+          for (std::uint32_t c = 0; c < kCols; ++c) {
+            const auto place = static_cast<std::uint32_t>(
+                *dmlref::normalize_index(ix[at(ix_mask, r, c)], kCols));
+            want[at(out_mask, r, place)] = up[r * kCols + c];
+          }
+        }
+        std::vector<float> got(kN, -1.0f);
+        const std::vector<std::uint8_t> reversed = {0, ix_mask, 0, out_mask};
+        dmlref::scatter(desc, {in.data(), kN * 4}, {ix.data(), kN * 8}, {up.data(), kN * 4},
+                        {got.data(), kN * 4}, {}, reversed);
+        CHECK(got == want);
       }
-      std::vector<float> got(kN, -1.0f);
-      const std::vector<std::uint8_t> reversed = {0, ix_mask, 0, out_mask};
-      dmlref::scatter(desc, {in.data(), kN * 4}, {ix.data(), kN * 8}, {up.data(), kN * 4},
-                      {got.data(), kN * 4}, {}, reversed);
-      CHECK(got == want);
     }
   }
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -232,27 +233,29 @@ DMLREF_TARGET_AVX2 inline Lanes index_places_avx2(const unsigned char* at, U lo,
 }
 
 // narrow_index_run (engine.hpp) for the whole blocks of kNarrowBlock among `count` contiguous
-// indices of 4 or 8 bytes: their places written as 16 bits (n <= 65536), legality folded into one
-// flag. False when one is illegal; the places written then are not meant to be read. The caller
-// takes the rest.
+// indices of 4 or 8 bytes: their places written as P, 16 bits (n <= 65536) or 32 (8-byte indices
+// only), legality folded into one flag. False when one is illegal; the places written then are
+// not meant to be read. The caller takes the rest.
 // `stream`: the places are too many to stay cached until the scatter reads them, so the lines
 // the run's blocks fill whole are written with streaming stores (fenced here, on the thread that
 // wrote them), not read for ownership first. Uint8 4096 x 4096 scattered along axis 1 with int64
 // indices, one core: 12.8-13.1 ms -> 11.5-11.8 ms.
 inline constexpr std::uint64_t kNarrowBlock = 16;
-template <class I>
+template <class I, class P>
 DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t count,
                                               std::make_unsigned_t<I> lo,
                                               std::make_unsigned_t<I> span,
-                                              std::make_unsigned_t<I> n, std::uint16_t* places,
+                                              std::make_unsigned_t<I> n, P* places,
                                               bool stream) noexcept {
+  static_assert(sizeof(P) == 2 || (sizeof(P) == 4 && sizeof(I) == 8));
   using U = std::make_unsigned_t<I>;
   using Lanes = std::conditional_t<sizeof(I) == 8, Lanes8x4, Lanes4x8>;
   const auto* const at = reinterpret_cast<const unsigned char*>(run);
-  // The blocks [stream_from, stream_to) fill whole lines, two blocks to a line; others (a line
-  // the run shares with its neighbours) take ordinary stores.
-  constexpr std::uint64_t kLinePlaces = 64 / sizeof(std::uint16_t);
-  const std::uint64_t line_offset = reinterpret_cast<std::uintptr_t>(places) % 64 / 2;
+  // The blocks [stream_from, stream_to) fill whole lines (two blocks to a line of 16-bit places,
+  // one of 32-bit); others (a line the run shares with its neighbours) take ordinary stores.
+  constexpr std::uint64_t kLinePlaces = 64 / sizeof(P);
+  constexpr std::size_t kBlockBytes = kNarrowBlock * sizeof(P);
+  const std::uint64_t line_offset = reinterpret_cast<std::uintptr_t>(places) % 64 / sizeof(P);
   const std::uint64_t stream_from = (kLinePlaces - line_offset) % kLinePlaces;
   std::uint64_t stream_to = 0;
   if (stream && stream_from % kNarrowBlock == 0 && stream_from + kLinePlaces <= count) {
@@ -262,33 +265,43 @@ DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t cou
   std::uint64_t i = 0;
   for (; i + kNarrowBlock <= count; i += kNarrowBlock) {
     prefetch_stream(run + i, kNarrowBlock * sizeof(I));  // a block of int64: two lines
-    Lanes2x16 w;  // the block's places
+    std::array<Lanes4x8, kBlockBytes / 32> w;  // the block's places
     if constexpr (sizeof(I) == 8) {
       const Lanes a = index_places_avx2<Lanes, U>(at + i * 8, lo, span, n, bad);
       const Lanes b = index_places_avx2<Lanes, U>(at + i * 8 + 32, lo, span, n, bad);
       const Lanes c = index_places_avx2<Lanes, U>(at + i * 8 + 64, lo, span, n, bad);
       const Lanes d = index_places_avx2<Lanes, U>(at + i * 8 + 96, lo, span, n, bad);
-      // Each place fits 16 bits: the low halves of a and b, within 128-bit lanes (a0 a1 b0 b1 |
-      // a2 a3 b2 b3), then their low halves in order.
-      const Lanes4x8 ab = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(a),
-                                                  reinterpret_cast<Lanes4x8>(b), 0, 2, 8, 10, 4,
-                                                  6, 12, 14);
-      const Lanes4x8 cd = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(c),
-                                                  reinterpret_cast<Lanes4x8>(d), 0, 2, 8, 10, 4,
-                                                  6, 12, 14);
-      w = __builtin_shufflevector(reinterpret_cast<Lanes2x16>(ab), reinterpret_cast<Lanes2x16>(cd),
-                                  0, 2, 8, 10, 4, 6, 12, 14, 16, 18, 24, 26, 20, 22, 28, 30);
+      if constexpr (sizeof(P) == 4) {
+        // Each place fits 32 bits: the low halves of a and b, then of c and d.
+        w[0] = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(a), reinterpret_cast<Lanes4x8>(b),
+                                       0, 2, 4, 6, 8, 10, 12, 14);
+        w[1] = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(c), reinterpret_cast<Lanes4x8>(d),
+                                       0, 2, 4, 6, 8, 10, 12, 14);
+      } else {
+        // Each place fits 16 bits: the low halves of a and b, within 128-bit lanes (a0 a1 b0 b1 |
+        // a2 a3 b2 b3), then their low halves in order.
+        const Lanes4x8 ab = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(a),
+                                                    reinterpret_cast<Lanes4x8>(b), 0, 2, 8, 10, 4,
+                                                    6, 12, 14);
+        const Lanes4x8 cd = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(c),
+                                                    reinterpret_cast<Lanes4x8>(d), 0, 2, 8, 10, 4,
+                                                    6, 12, 14);
+        w[0] = reinterpret_cast<Lanes4x8>(__builtin_shufflevector(
+            reinterpret_cast<Lanes2x16>(ab), reinterpret_cast<Lanes2x16>(cd), 0, 2, 8, 10, 4, 6,
+            12, 14, 16, 18, 24, 26, 20, 22, 28, 30));
+      }
     } else {
       const Lanes a = index_places_avx2<Lanes, U>(at + i * 4, lo, span, n, bad);
       const Lanes b = index_places_avx2<Lanes, U>(at + i * 4 + 32, lo, span, n, bad);
-      w = __builtin_shufflevector(reinterpret_cast<Lanes2x16>(a), reinterpret_cast<Lanes2x16>(b),
-                                  0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+      w[0] = reinterpret_cast<Lanes4x8>(__builtin_shufflevector(
+          reinterpret_cast<Lanes2x16>(a), reinterpret_cast<Lanes2x16>(b), 0, 2, 4, 6, 8, 10, 12,
+          14, 16, 18, 20, 22, 24, 26, 28, 30));
     }
     if (i >= stream_from && i < stream_to) {
       stream_aligned_run(reinterpret_cast<unsigned char*>(places + i),
-                         reinterpret_cast<const unsigned char*>(&w), 32);
+                         reinterpret_cast<const unsigned char*>(w.data()), kBlockBytes);
     } else {
-      std::memcpy(places + i, &w, 32);
+      std::memcpy(places + i, w.data(), kBlockBytes);
     }
   }
   if (stream_to != 0) stream_fence();

@@ -1976,6 +1976,7 @@ DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, Con
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -2001,6 +2002,7 @@ DMLREF_RUNTIME_INSTANCE(CompareResult compare<void>(const BufferTensorDesc&, Con
 // through integer shuffles and stores only, never through float arithmetic.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -4017,27 +4019,29 @@ DMLREF_TARGET_AVX2 inline Lanes index_places_avx2(const unsigned char* at, U lo,
 }
 
 // narrow_index_run (engine.hpp) for the whole blocks of kNarrowBlock among `count` contiguous
-// indices of 4 or 8 bytes: their places written as 16 bits (n <= 65536), legality folded into one
-// flag. False when one is illegal; the places written then are not meant to be read. The caller
-// takes the rest.
+// indices of 4 or 8 bytes: their places written as P, 16 bits (n <= 65536) or 32 (8-byte indices
+// only), legality folded into one flag. False when one is illegal; the places written then are
+// not meant to be read. The caller takes the rest.
 // `stream`: the places are too many to stay cached until the scatter reads them, so the lines
 // the run's blocks fill whole are written with streaming stores (fenced here, on the thread that
 // wrote them), not read for ownership first. Uint8 4096 x 4096 scattered along axis 1 with int64
 // indices, one core: 12.8-13.1 ms -> 11.5-11.8 ms.
 inline constexpr std::uint64_t kNarrowBlock = 16;
-template <class I>
+template <class I, class P>
 DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t count,
                                               std::make_unsigned_t<I> lo,
                                               std::make_unsigned_t<I> span,
-                                              std::make_unsigned_t<I> n, std::uint16_t* places,
+                                              std::make_unsigned_t<I> n, P* places,
                                               bool stream) noexcept {
+  static_assert(sizeof(P) == 2 || (sizeof(P) == 4 && sizeof(I) == 8));
   using U = std::make_unsigned_t<I>;
   using Lanes = std::conditional_t<sizeof(I) == 8, Lanes8x4, Lanes4x8>;
   const auto* const at = reinterpret_cast<const unsigned char*>(run);
-  // The blocks [stream_from, stream_to) fill whole lines, two blocks to a line; others (a line
-  // the run shares with its neighbours) take ordinary stores.
-  constexpr std::uint64_t kLinePlaces = 64 / sizeof(std::uint16_t);
-  const std::uint64_t line_offset = reinterpret_cast<std::uintptr_t>(places) % 64 / 2;
+  // The blocks [stream_from, stream_to) fill whole lines (two blocks to a line of 16-bit places,
+  // one of 32-bit); others (a line the run shares with its neighbours) take ordinary stores.
+  constexpr std::uint64_t kLinePlaces = 64 / sizeof(P);
+  constexpr std::size_t kBlockBytes = kNarrowBlock * sizeof(P);
+  const std::uint64_t line_offset = reinterpret_cast<std::uintptr_t>(places) % 64 / sizeof(P);
   const std::uint64_t stream_from = (kLinePlaces - line_offset) % kLinePlaces;
   std::uint64_t stream_to = 0;
   if (stream && stream_from % kNarrowBlock == 0 && stream_from + kLinePlaces <= count) {
@@ -4046,34 +4050,44 @@ DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t cou
   Lanes bad{};
   std::uint64_t i = 0;
   for (; i + kNarrowBlock <= count; i += kNarrowBlock) {
-    prefetch_stream(run + i);
-    Lanes2x16 w;  // the block's places
+    prefetch_stream(run + i, kNarrowBlock * sizeof(I));  // a block of int64: two lines
+    std::array<Lanes4x8, kBlockBytes / 32> w;  // the block's places
     if constexpr (sizeof(I) == 8) {
       const Lanes a = index_places_avx2<Lanes, U>(at + i * 8, lo, span, n, bad);
       const Lanes b = index_places_avx2<Lanes, U>(at + i * 8 + 32, lo, span, n, bad);
       const Lanes c = index_places_avx2<Lanes, U>(at + i * 8 + 64, lo, span, n, bad);
       const Lanes d = index_places_avx2<Lanes, U>(at + i * 8 + 96, lo, span, n, bad);
-      // Each place fits 16 bits: the low halves of a and b, within 128-bit lanes (a0 a1 b0 b1 |
-      // a2 a3 b2 b3), then their low halves in order.
-      const Lanes4x8 ab = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(a),
-                                                  reinterpret_cast<Lanes4x8>(b), 0, 2, 8, 10, 4,
-                                                  6, 12, 14);
-      const Lanes4x8 cd = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(c),
-                                                  reinterpret_cast<Lanes4x8>(d), 0, 2, 8, 10, 4,
-                                                  6, 12, 14);
-      w = __builtin_shufflevector(reinterpret_cast<Lanes2x16>(ab), reinterpret_cast<Lanes2x16>(cd),
-                                  0, 2, 8, 10, 4, 6, 12, 14, 16, 18, 24, 26, 20, 22, 28, 30);
+      if constexpr (sizeof(P) == 4) {
+        // Each place fits 32 bits: the low halves of a and b, then of c and d.
+        w[0] = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(a), reinterpret_cast<Lanes4x8>(b),
+                                       0, 2, 4, 6, 8, 10, 12, 14);
+        w[1] = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(c), reinterpret_cast<Lanes4x8>(d),
+                                       0, 2, 4, 6, 8, 10, 12, 14);
+      } else {
+        // Each place fits 16 bits: the low halves of a and b, within 128-bit lanes (a0 a1 b0 b1 |
+        // a2 a3 b2 b3), then their low halves in order.
+        const Lanes4x8 ab = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(a),
+                                                    reinterpret_cast<Lanes4x8>(b), 0, 2, 8, 10, 4,
+                                                    6, 12, 14);
+        const Lanes4x8 cd = __builtin_shufflevector(reinterpret_cast<Lanes4x8>(c),
+                                                    reinterpret_cast<Lanes4x8>(d), 0, 2, 8, 10, 4,
+                                                    6, 12, 14);
+        w[0] = reinterpret_cast<Lanes4x8>(__builtin_shufflevector(
+            reinterpret_cast<Lanes2x16>(ab), reinterpret_cast<Lanes2x16>(cd), 0, 2, 8, 10, 4, 6,
+            12, 14, 16, 18, 24, 26, 20, 22, 28, 30));
+      }
     } else {
       const Lanes a = index_places_avx2<Lanes, U>(at + i * 4, lo, span, n, bad);
       const Lanes b = index_places_avx2<Lanes, U>(at + i * 4 + 32, lo, span, n, bad);
-      w = __builtin_shufflevector(reinterpret_cast<Lanes2x16>(a), reinterpret_cast<Lanes2x16>(b),
-                                  0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+      w[0] = reinterpret_cast<Lanes4x8>(__builtin_shufflevector(
+          reinterpret_cast<Lanes2x16>(a), reinterpret_cast<Lanes2x16>(b), 0, 2, 4, 6, 8, 10, 12,
+          14, 16, 18, 20, 22, 24, 26, 28, 30));
     }
     if (i >= stream_from && i < stream_to) {
       stream_aligned_run(reinterpret_cast<unsigned char*>(places + i),
-                         reinterpret_cast<const unsigned char*>(&w), 32);
+                         reinterpret_cast<const unsigned char*>(w.data()), kBlockBytes);
     } else {
-      std::memcpy(places + i, &w, 32);
+      std::memcpy(places + i, w.data(), kBlockBytes);
     }
   }
   if (stream_to != 0) stream_fence();
@@ -5496,13 +5510,14 @@ using ElementTargetsFn = void (*)(const void* context, std::int64_t first, std::
                                   std::uint64_t count, std::int64_t* targets);
 
 // Where the fast path's updates go along Axis: the indices, the output's Axis size and stride.
-// `narrowed`: `indices` are places along Axis as SC8's pass left them (NarrowedIndices), read
-// where they are stored instead of through the operator's targets reader.
+// `place_bytes` (2 or 4; 0 where not): `indices` are places along Axis as SC8's pass left them
+// (NarrowedIndices), read where they are stored instead of through the operator's targets
+// reader.
 struct ScatterTargets {
   const void* indices = nullptr;
   std::uint32_t axis_size = 0;
   std::int64_t axis_stride = 0;
-  bool narrowed = false;
+  std::uint32_t place_bytes = 0;
 };
 
 // Runs of the walk shorter than this go several to a chunk where they can
@@ -5511,8 +5526,9 @@ inline constexpr std::uint64_t kScatterShortRun = kIndexChunk / 4;
 
 // An ElementScatter whose runs are short, and whose indices and updates continue from each run
 // into the next (the next dimension's stride is the run's length times its step): rows of 16
-// float32 scattered along an axis too long for narrowed places (whose loop stores each update
-// straight to its place, with no chunk of targets to gain on). A chunk takes as many
+// float32 scattered by indices not narrowed (4-byte indices along an axis too long for 16-bit
+// places; narrowed places' loop stores each update straight to its place, with no chunk of
+// targets to gain on). A chunk takes as many
 // whole runs as fit kIndexChunk: its targets read in one call, then each moved by its run's
 // and its position's place in the output, then the stores. A chunk per run paid the reader's
 // call and the chunk's setup per 16 elements: float32 {262144, 16} scattered along axis 0 (half
@@ -5551,6 +5567,50 @@ void scatter_short_runs(const ElementScatter& plan, const PlanBase& base, const 
   }, base);
 }
 
+// `count` updates from[i * step_from] stored to to[i * step_to + place[i * step_place] *
+// axis_stride], in order: places SC8's pass has checked and kept (NarrowedIndices), so each update
+// goes straight to its place, with no chunk of offsets computed first.
+template <class W, class P>
+void store_to_places(const P* place, std::int64_t step_place, std::int64_t axis_stride,
+                     const W* from, std::int64_t step_from, W* to, std::int64_t step_to,
+                     std::uint64_t count) {
+  if (step_place == 1 && step_from == 1 && step_to == 0 && axis_stride == 1) {
+    prefetch_stream(from, count * sizeof(W));
+    // Four updates a step, loaded before any is stored and stored in order (so of two for one
+    // place the later stays): the loop's own instructions were a third of its work. Their four
+    // places are read as 8-byte words, taken apart by shifts (little-endian: the first place is
+    // the low bits): a load per 16-bit place kept the load ports busier than the stores (int16
+    // {8192, 512} along axis 1, one core: 6.1 -> 4.9 ms).
+    constexpr unsigned kPerWord = 8 / sizeof(P);
+    std::uint64_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+      P p[4];
+      if constexpr (std::endian::native == std::endian::little) {
+        std::uint64_t words[4 / kPerWord];
+        std::memcpy(words, place + i, sizeof(words));
+        for (unsigned k = 0; k < 4; ++k) {
+          p[k] = static_cast<P>(words[k / kPerWord] >> (8 * sizeof(P) * (k % kPerWord)));
+        }
+      } else {
+        for (unsigned k = 0; k < 4; ++k) p[k] = place[i + k];
+      }
+      const W a = load_bits(from + i), b = load_bits(from + i + 1);
+      const W c = load_bits(from + i + 2), d = load_bits(from + i + 3);
+      store_bits(to + p[0], a);
+      store_bits(to + p[1], b);
+      store_bits(to + p[2], c);
+      store_bits(to + p[3], d);
+    }
+    for (; i < count; ++i) store_bits(to + place[i], load_bits(from + i));
+    return;
+  }
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const auto ii = static_cast<std::int64_t>(i);
+    const auto at = static_cast<std::int64_t>(place[ii * step_place]);
+    store_bits(to + (ii * step_to + at * axis_stride), load_bits(from + ii * step_from));
+  }
+}
+
 // Executes an ElementScatter with elements as W, in row-major order of the walk (so of several
 // elements sent to one place, the last stays).
 template <class W>
@@ -5560,7 +5620,7 @@ void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, con
   const std::int64_t su = plan.walk.inner_stride(1);
   const std::int64_t so = plan.walk.inner_stride(2);
   const std::uint64_t n = plan.walk.inner_size();
-  if (!context.narrowed && plan.walk.rank >= 2 && n <= kScatterShortRun &&
+  if (context.place_bytes == 0 && plan.walk.rank >= 2 && n <= kScatterShortRun &&
       plan.walk.strides[0][plan.walk.rank - 2] == static_cast<std::int64_t>(n) * si &&
       plan.walk.strides[1][plan.walk.rank - 2] == static_cast<std::int64_t>(n) * su) {
     return scatter_short_runs(plan, base, src, dst, targets_of, context);
@@ -5572,34 +5632,15 @@ void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, con
     const W* const from = src + (o[1] + start * su);
     W* const to = dst + (o[2] + start * so);
     const std::int64_t step_from = su, step_to = so;
-    if (context.narrowed) {
-      // Places SC8's pass has checked and kept (NarrowedIndices): each update goes straight to
-      // its place, with no chunk of offsets computed first.
-      const std::uint16_t* const place = static_cast<const std::uint16_t*>(context.indices) +
-                                         (plan.index_base + o[0] + start * si);
-      const std::int64_t step_place = si, axis_stride = context.axis_stride;
-      if (step_place == 1 && step_from == 1 && step_to == 0 && axis_stride == 1) {
-        prefetch_stream(from, count * sizeof(W));
-        // Four updates a step, loaded before any is stored and stored in order (so of two for
-        // one place the later stays): the loop's own instructions were a third of its work.
-        std::uint64_t i = 0;
-        for (; i + 4 <= count; i += 4) {
-          const W a = load_bits(from + i), b = load_bits(from + i + 1);
-          const W c = load_bits(from + i + 2), d = load_bits(from + i + 3);
-          store_bits(to + place[i], a);
-          store_bits(to + place[i + 1], b);
-          store_bits(to + place[i + 2], c);
-          store_bits(to + place[i + 3], d);
-        }
-        for (; i < count; ++i) store_bits(to + place[i], load_bits(from + i));
-        return;
-      }
-      for (std::uint64_t i = 0; i < count; ++i) {
-        const auto ii = static_cast<std::int64_t>(i);
-        store_bits(to + (ii * step_to + place[ii * step_place] * axis_stride),
-                   load_bits(from + ii * step_from));
-      }
-      return;
+    if (context.place_bytes == 2) {
+      return store_to_places(static_cast<const std::uint16_t*>(context.indices) +
+                                 (plan.index_base + o[0] + start * si),
+                             si, context.axis_stride, from, su, to, so, count);
+    }
+    if (context.place_bytes == 4) {
+      return store_to_places(static_cast<const std::uint32_t*>(context.indices) +
+                                 (plan.index_base + o[0] + start * si),
+                             si, context.axis_stride, from, su, to, so, count);
     }
     std::array<std::int64_t, kIndexChunk> targets;
     targets_of(&context, plan.index_base + o[0] + start * si, si, count, targets.data());
@@ -5826,25 +5867,30 @@ namespace dmlref::detail {
 // ---- indices checked and narrowed (SCATTER) ---------------------------------------------------
 
 // SCATTER's indices as its SC8 pass leaves them when it keeps what it computes: each index's place
-// along Axis (a negative index counted from the end) in 16 bits, over the indices' sizes (packed
-// over their stored elements, stride 0 where the indices broadcast). The scatter then reads 2
-// bytes per index and stores each update straight to its place, instead of reading the indices
-// again and turning each chunk into offsets (with int64 indices, a third of its time).
+// along Axis (a negative index counted from the end) in 16 or 32 bits, over the indices' sizes
+// (packed over their stored elements, stride 0 where the indices broadcast). The scatter then
+// reads 2 or 4 bytes per index and stores each update straight to its place, instead of reading
+// the indices again and turning each chunk into offsets (with int64 indices, a third of its time).
 struct NarrowedIndices {
   Scratch memory;
-  const std::uint16_t* places = nullptr;  // null: the scatter reads the indices themselves
+  const void* places = nullptr;  // null: the scatter reads the indices themselves
+  std::uint32_t place_bytes = 0;  // 2 (std::uint16_t places) or 4 (std::uint32_t)
   Layout layout;
 };
 
-// Places fit 16 bits up to this axis size.
-inline constexpr std::uint32_t kNarrowMaxAxis = 65536;
+// Places fit 16 bits up to this axis size. Along longer axes (up to 2^32 - 1 elements, T4) the
+// places of 8-byte indices take 32 bits, half the indices' bytes; 4-byte indices are read where
+// they are. A variable so that tests can take 32-bit places along any axis; set it only while no
+// operator runs.
+inline constexpr std::uint32_t kNarrow16MaxAxis = 65536;
+inline std::uint32_t narrow16_max_axis = kNarrow16MaxAxis;
 // Fewer stored indices are checked by the plain pass: the narrowed pass takes scratch memory. A
 // variable so that tests can narrow every call; set it only while no operator runs.
 inline constexpr std::uint64_t kNarrowMinIndices = 4096;
 inline std::uint64_t narrow_min_indices = kNarrowMinIndices;
-// More are checked by the plain pass too, so that the places (2 bytes per index, at most half
-// the indices' own bytes) never outgrow the most Scratch keeps.
-inline constexpr std::uint64_t kNarrowMaxIndices = kMaxKeptScratchBytes / sizeof(std::uint16_t);
+// More are checked by the plain pass too: the places (2 or 4 bytes per index, at most half the
+// indices' own bytes) never outgrow the most Scratch keeps.
+inline constexpr std::uint64_t kNarrowMaxPlaceBytes = kMaxKeptScratchBytes;
 
 // Runs of fewer indices write their places with ordinary stores, however many there are.
 inline constexpr std::uint64_t kNarrowStreamMinRun = 4096;
@@ -5853,8 +5899,8 @@ inline constexpr std::uint64_t kNarrowStreamMinRun = 4096;
 // writes each one's place to places[i * place_step]: for u = v - lo (wrapping), u - n where
 // u >= n (a negative index) and u otherwise. False when one is illegal. `stream`: as
 // narrow_index_blocks_avx2.
-template <IndexElement I>
-bool narrow_index_run(const I* run, std::int64_t step, std::uint16_t* places,
+template <IndexElement I, class P>
+bool narrow_index_run(const I* run, std::int64_t step, P* places,
                       std::int64_t place_step, std::uint64_t count, IndexBounds<I> bounds,
                       std::uint32_t n, bool stream) noexcept {
   using U = std::make_unsigned_t<I>;
@@ -5864,7 +5910,7 @@ bool narrow_index_run(const I* run, std::int64_t step, std::uint16_t* places,
   std::uint64_t i = 0;
 #if DMLREF_ENGINE_AVX2
   if (step == 1 && place_step == 1 && engine_avx2_enabled()) {
-    if (!narrow_index_blocks_avx2<I>(run, count, lo, span, U{n}, places, stream)) bad = 1;
+    if (!narrow_index_blocks_avx2<I, P>(run, count, lo, span, U{n}, places, stream)) bad = 1;
     i = count - count % kNarrowBlock;
   }
 #endif
@@ -5872,22 +5918,24 @@ bool narrow_index_run(const I* run, std::int64_t step, std::uint16_t* places,
     const auto ii = static_cast<std::int64_t>(i);
     const U u = static_cast<U>(run[ii * step]) - lo;
     bad |= static_cast<U>(u > span);
-    places[ii * place_step] = static_cast<std::uint16_t>(u >= n ? u - n : u);
+    places[ii * place_step] = static_cast<P>(u >= n ? u - n : u);
   }
   return bad == 0;
 }
 
 // SCATTER's SC8 pass over `stored` (the indices' layout with broadcast dimensions at size 1): true
-// when every index lies within `bounds`. Where `into` is given and narrowing pays (AVX2, an axis
-// of at most kNarrowMaxAxis, enough indices, and the buffer allocated), the same pass fills `into`
-// for `indices` (the full layout); otherwise it only checks (all_run_indices_legal).
+// when every index lies within `bounds`. Where `into` is given and narrowing pays (AVX2, places
+// narrower than the indices: 16 bits up to narrow16_max_axis, 32 bits past it for 8-byte indices;
+// enough indices, and the buffer allocated), the same pass fills `into` for `indices` (the full
+// layout); otherwise it only checks (all_run_indices_legal).
 template <IndexElement I>
 bool check_and_narrow_indices(const Layout& indices, const Layout& stored, const I* data,
                               IndexBounds<I> bounds, std::uint32_t n, NarrowedIndices* into) {
   const std::uint64_t count = stored.element_count();
-  const bool narrow = into != nullptr && engine_avx2_enabled() && n <= kNarrowMaxAxis &&
-                      count >= narrow_min_indices && count <= kNarrowMaxIndices;
-  if (!narrow || !into->memory.reserve(count * sizeof(std::uint16_t))) {
+  const std::uint32_t place_bytes = n <= narrow16_max_axis ? 2 : sizeof(I) == 8 ? 4 : 0;
+  const bool narrow = into != nullptr && engine_avx2_enabled() && place_bytes != 0 &&
+                      count >= narrow_min_indices && count <= kNarrowMaxPlaceBytes / place_bytes;
+  if (!narrow || !into->memory.reserve(count * place_bytes)) {
     const std::array<std::array<std::int64_t, kMaxRank>, 1> strides{stored.strides};
     return all_run_indices_legal<1>(make_copy_plan(stored.size_span(), strides), data, bounds);
   }
@@ -5899,18 +5947,27 @@ bool check_and_narrow_indices(const Layout& indices, const Layout& stored, const
   const std::array<std::array<std::int64_t, kMaxRank>, 2> strides{stored.strides,
                                                                   into->layout.strides};
   const CopyPlan plan = make_copy_plan(stored.size_span(), strides);
-  auto* const places = static_cast<std::uint16_t*>(into->memory.data());
   // Places that outgrow the caches stream (narrow_index_blocks_avx2), in runs long enough that
   // the fence each ends with costs nothing.
-  const bool stream = count * sizeof(std::uint16_t) >= kStreamMinBytes;
-  const bool legal = every_run_passes<2>(plan, count * sizeof(I), [&](
-      const std::array<std::int64_t, 2>& first, const std::array<std::int64_t, 2>& step,
-      std::uint64_t run) {
-    return narrow_index_run(data + first[0], step[0], places + first[1], step[1], run, bounds, n,
-                            stream && run >= kNarrowStreamMinRun);
-  });
+  const bool stream = count * place_bytes >= kStreamMinBytes;
+  const auto narrow_into = [&](auto* places) {
+    return every_run_passes<2>(plan, count * sizeof(I), [&](
+        const std::array<std::int64_t, 2>& first, const std::array<std::int64_t, 2>& step,
+        std::uint64_t run) {
+      return narrow_index_run(data + first[0], step[0], places + first[1], step[1], run, bounds,
+                              n, stream && run >= kNarrowStreamMinRun);
+    });
+  };
+  bool legal = false;
+  if constexpr (sizeof(I) == 8) {  // 32-bit places only where they halve the indices
+    legal = place_bytes == 2 ? narrow_into(static_cast<std::uint16_t*>(into->memory.data()))
+                             : narrow_into(static_cast<std::uint32_t*>(into->memory.data()));
+  } else {
+    legal = narrow_into(static_cast<std::uint16_t*>(into->memory.data()));
+  }
   if (!legal) return false;
-  into->places = places;
+  into->places = into->memory.data();
+  into->place_bytes = place_bytes;
   return true;
 }
 
@@ -6092,7 +6149,8 @@ void scatter_by_width(const TensorView<const W>& input, const Layout& indices,
                       const NarrowedIndices* narrowed = nullptr) {
   const bool by_place = narrowed != nullptr && narrowed->places != nullptr;
   const ScatterTargets targets{by_place ? narrowed->places : indices_data,
-                               output.size(axis), output.stride(axis), by_place};
+                               output.size(axis), output.stride(axis),
+                               by_place ? narrowed->place_bytes : 0};
   const ScatterData<W> data{input.data(), output.data(), updates.data(), targets_of, &targets,
                             plan_of};
   const ScatterSlab whole{
@@ -9876,6 +9934,7 @@ DMLREF_RUNTIME_INSTANCE(void reverse_subsequences<void>(const ReverseSubsequence
 // update, is scatter_check.hpp's, included at the end of this header.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -10430,7 +10489,9 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
     }
     // The places SC8's pass kept follow the indices as described: turned around with them.
     if (narrowed.places != nullptr) {
-      narrowed.places += detail::reverse_layout(narrowed.layout, reversed[1]);
+      narrowed.places = static_cast<const std::byte*>(narrowed.places) +
+                        detail::reverse_layout(narrowed.layout, reversed[1]) *
+                            static_cast<std::int64_t>(narrowed.place_bytes);
     }
   }
   // The index type and the element width are dispatched one after the other (4 + 4 paths, not

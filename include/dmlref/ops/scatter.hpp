@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -560,7 +561,9 @@ void scatter(const ScatterOperatorDesc& desc, ConstBuffer input, ConstBuffer ind
     }
     // The places SC8's pass kept follow the indices as described: turned around with them.
     if (narrowed.places != nullptr) {
-      narrowed.places += detail::reverse_layout(narrowed.layout, reversed[1]);
+      narrowed.places = static_cast<const std::byte*>(narrowed.places) +
+                        detail::reverse_layout(narrowed.layout, reversed[1]) *
+                            static_cast<std::int64_t>(narrowed.place_bytes);
     }
   }
   // The index type and the element width are dispatched one after the other (4 + 4 paths, not
