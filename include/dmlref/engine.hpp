@@ -998,6 +998,37 @@ void store_to_places(const P* place, std::int64_t step_place, std::int64_t axis_
   }
 }
 
+// Rows of at most kIndexChunk updates stored to their places, where the places and updates of
+// each row continue into the next (a slab's rows scattered along its last axis): the walk's runs
+// of rows as one loop of store_to_places, not a chunk per row with the walk's step and the
+// chunk's setup each (float32 rows of 64 and of 100 along axis 1, one core: 4-6% of the call).
+// False, having stored nothing, where the walk is not so.
+template <class W, class P>
+bool store_rows_to_places(const ElementScatter& plan, const PlanBase& base, const W* src, W* dst,
+                          const P* places, std::int64_t axis_stride) {
+  const std::uint32_t r = plan.walk.rank;
+  const std::uint64_t n = plan.walk.inner_size();
+  const auto whole = static_cast<std::int64_t>(n);
+  if (r < 2 || n > kIndexChunk || plan.walk.inner_stride(0) != 1 ||
+      plan.walk.inner_stride(1) != 1 || plan.walk.inner_stride(2) != 0 || axis_stride != 1 ||
+      plan.walk.strides[0][r - 2] != whole || plan.walk.strides[1][r - 2] != whole) {
+    return false;
+  }
+  CopyPlan rows = plan.walk;  // its innermost dimension: the rows, one after another
+  --rows.rank;
+  const std::uint64_t m = rows.inner_size();
+  const std::int64_t row_to = rows.inner_stride(2);
+  walk_runs<3>(rows, [&](const std::array<std::int64_t, 3>& o) {
+    const P* place = places + (plan.index_base + o[0]);
+    const W* from = src + o[1];
+    W* to = dst + o[2];
+    for (std::uint64_t k = 0; k < m; ++k, place += whole, from += whole, to += row_to) {
+      store_to_places(place, 1, 1, from, 1, to, 0, n);
+    }
+  }, base);
+  return true;
+}
+
 // Executes an ElementScatter with elements as W, in row-major order of the walk (so of several
 // elements sent to one place, the last stays).
 template <class W>
@@ -1012,6 +1043,17 @@ void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, con
       plan.walk.strides[1][plan.walk.rank - 2] == static_cast<std::int64_t>(n) * su) {
     return scatter_short_runs(plan, base, src, dst, targets_of, context);
   }
+  const std::int64_t axis_stride = context.axis_stride;
+  if (context.place_bytes == 2 &&
+      store_rows_to_places(plan, base, src, dst,
+                           static_cast<const std::uint16_t*>(context.indices), axis_stride)) {
+    return;
+  }
+  if (context.place_bytes == 4 &&
+      store_rows_to_places(plan, base, src, dst,
+                           static_cast<const std::uint32_t*>(context.indices), axis_stride)) {
+    return;
+  }
   walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
                                    std::uint64_t count) {
     // Locals: store_bits's memcpy may alias anything, so values read through the closure would
@@ -1022,12 +1064,12 @@ void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, con
     if (context.place_bytes == 2) {
       return store_to_places(static_cast<const std::uint16_t*>(context.indices) +
                                  (plan.index_base + o[0] + start * si),
-                             si, context.axis_stride, from, su, to, so, count);
+                             si, axis_stride, from, su, to, so, count);
     }
     if (context.place_bytes == 4) {
       return store_to_places(static_cast<const std::uint32_t*>(context.indices) +
                                  (plan.index_base + o[0] + start * si),
-                             si, context.axis_stride, from, su, to, so, count);
+                             si, axis_stride, from, su, to, so, count);
     }
     std::array<std::int64_t, kIndexChunk> targets;
     targets_of(&context, plan.index_base + o[0] + start * si, si, count, targets.data());
