@@ -6443,6 +6443,62 @@ void reverse_runs_by_tiles(const W* src, std::int64_t in_axis, W* dst, std::int6
   }
 }
 
+// Runs side by side of different lengths whose row spans at most this many bytes of the input go
+// by reverse_narrow_rows, not in groups that find each element's source row on its own and ask
+// for it ahead (reverse_runs_part).
+inline constexpr std::uint64_t kReverseNarrowRowBytes = 128;
+
+// `count` runs side by side (run j from src + j * in_run, to dst + j * out_run, rows in_axis and
+// out_axis elements apart), run j reversed up to lens[j]: positions [a0, a1) of the axis, in
+// three spans split where the runs' shortest and longest lengths fall. Below the shortest every
+// run is reversed, from the longest on every run is copied, and only between them is each
+// element's source chosen; each run's source moves by one row per position, a line every few
+// positions in a narrow row, which the hardware's prefetch follows with no request per element.
+// Rows of 7 float32 along axis 0 (16 MiB, a random length per column, one core): 14.1 -> 3.4
+// ms; of 7 uint8 53 -> 11; of 16 float32 at 128 MiB 118 -> 48. Rows of 256 bytes ran slower
+// so (93 -> 108 ms at 64 MiB): each run's next element is then a line of its own.
+template <class W>
+void reverse_narrow_rows(const W* src, std::int64_t in_run, std::int64_t in_axis, W* dst,
+                         std::int64_t out_run, std::int64_t out_axis, const std::uint64_t* lens,
+                         std::uint64_t count, std::uint64_t a0, std::uint64_t a1) {
+  std::uint64_t shortest = a1, longest = 0;
+  std::array<std::int64_t, kIndexChunk> top;  // run j's source at position 0 when reversed
+  for (std::uint64_t j = 0; j < count; ++j) {
+    shortest = std::min(shortest, lens[j]);
+    longest = std::max(longest, lens[j]);
+    top[j] = (static_cast<std::int64_t>(lens[j]) - 1) * in_axis +
+             static_cast<std::int64_t>(j) * in_run;
+  }
+  const std::uint64_t reversed_end = std::clamp(shortest, a0, a1);
+  const std::uint64_t copied_from = std::clamp(longest, reversed_end, a1);
+  // Locals: store_bits's memcpy may alias anything, so values read through a closure or the
+  // array would be reloaded after every element.
+  const std::int64_t* const tops = top.data();
+  for (std::uint64_t a = a0; a < reversed_end; ++a) {
+    const auto at = static_cast<std::int64_t>(a);
+    for (std::uint64_t j = 0; j < count; ++j) {
+      const auto jj = static_cast<std::int64_t>(j);
+      store_bits(dst + (at * out_axis + jj * out_run), load_bits(src + (tops[j] - at * in_axis)));
+    }
+  }
+  for (std::uint64_t a = reversed_end; a < copied_from; ++a) {
+    const auto at = static_cast<std::int64_t>(a);
+    for (std::uint64_t j = 0; j < count; ++j) {
+      const auto jj = static_cast<std::int64_t>(j);
+      const std::int64_t from = a < lens[j] ? tops[j] - at * in_axis : at * in_axis + jj * in_run;
+      store_bits(dst + (at * out_axis + jj * out_run), load_bits(src + from));
+    }
+  }
+  for (std::uint64_t a = copied_from; a < a1; ++a) {
+    const auto at = static_cast<std::int64_t>(a);
+    for (std::uint64_t j = 0; j < count; ++j) {
+      const auto jj = static_cast<std::int64_t>(j);
+      store_bits(dst + (at * out_axis + jj * out_run),
+                 load_bits(src + (at * in_axis + jj * in_run)));
+    }
+  }
+}
+
 // Executes ReversedRuns with elements as W: per run, its first L elements reversed and the rest
 // copied, or, when runs lie side by side, all of them one axis position at a time.
 template <class W>
@@ -6563,6 +6619,12 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
         const std::uint64_t size = axis_size, first = a0, last = a1;
         const std::int64_t in_run = is, out_run = os, in_axis = ia, out_axis = oa;
         const std::uint64_t* const lens = length.data();
+        if (count * static_cast<std::uint64_t>(std::abs(in_run)) * sizeof(W) <=
+            kReverseNarrowRowBytes) {
+          reverse_narrow_rows(src, in_run, in_axis, dst, out_run, out_axis, lens, count, first,
+                              last);
+          continue;
+        }
         const bool prefetch_ahead = ahead_rows;
         for (std::uint64_t g0 = 0; g0 < count; g0 += group) {
           const std::uint64_t g1 = std::min(count, g0 + group);
