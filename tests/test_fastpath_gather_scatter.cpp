@@ -778,44 +778,41 @@ TEST_CASE_TEMPLATE("engine: SC8's narrowed pass keeps each index's place, any la
   }
 }
 
-TEST_CASE("engine: SC8's narrowed pass streams 8 MiB of places and writes every one") {
-  // At least kStreamMinBytes of places: the lines a run fills whole take streaming stores. One
-  // run (packed), and rows of 5000 in a padded layout, so that runs start at every offset within
-  // a line that places take (multiples of 8: 5000 % 32 = 8), streamed or not.
-  constexpr std::uint32_t kRow = 5000, kAxis = 4099;
-  constexpr std::uint32_t kRows = (dmlref::detail::kStreamMinBytes / 2 + kRow - 1) / kRow;
-  std::mt19937 rng(4242u);
-  std::vector<std::int32_t> storage(std::size_t{kRows} * (kRow + 3));
-  for (std::int32_t& v : storage) v = random_index<std::int32_t>(kAxis, false, rng);
-  const TensorView<const std::int32_t> packed(storage.data(), {kRows, kRow});
-  const TensorView<const std::int32_t> padded(storage.data(),
-                                              Layout::strided({kRows, kRow}, {kRow + 3, 1}));
-  REQUIRE(packed.element_count() * 2 >= dmlref::detail::kStreamMinBytes);
+namespace {
+
+// At least kStreamMinBytes of places (`place_bytes` each) for indices of type I along an axis of
+// n: the lines a run fills whole take streaming stores. One run (packed), and rows of 5000 in a
+// padded layout, so that runs start at every offset within a line that places take (5000 % 32 =
+// 8: multiples of 8 places, a quarter line of 16-bit ones, half a line of 32-bit ones), streamed
+// or not; then a bad index inside a streamed line, still found.
+template <class I>
+void check_streamed_places(std::uint32_t n, std::uint64_t place_bytes, std::uint32_t seed) {
+  constexpr std::uint32_t kRow = 5000;
+  const auto rows = static_cast<std::uint32_t>(
+      (dmlref::detail::kStreamMinBytes / place_bytes + kRow - 1) / kRow);
+  std::mt19937 rng(seed);
+  std::vector<I> storage(std::size_t{rows} * (kRow + 3));
+  for (I& v : storage) v = random_index<I>(n, false, rng);
+  const TensorView<const I> packed(storage.data(), {rows, kRow});
+  const TensorView<const I> padded(storage.data(), Layout::strided({rows, kRow}, {kRow + 3, 1}));
+  REQUIRE(packed.element_count() * place_bytes >= dmlref::detail::kStreamMinBytes);
   REQUIRE(kRow >= dmlref::detail::kNarrowStreamMinRun);
-  check_narrowed_places(packed, kAxis);
-  check_narrowed_places(padded, kAxis);
-  // A bad index inside a streamed line is still found.
-  storage[std::size_t{kRows / 2} * (kRow + 3) + 700] = static_cast<std::int32_t>(kAxis);
-  check_narrowed_places(padded, kAxis);
+  check_narrowed_places(packed, n);
+  check_narrowed_places(padded, n);
+  storage[std::size_t{rows / 2} * (kRow + 3) + 700] = static_cast<I>(n);
+  check_narrowed_places(padded, n);
+}
+
+}  // namespace
+
+TEST_CASE("engine: SC8's narrowed pass streams 8 MiB of places and writes every one") {
+  check_streamed_places<std::int32_t>(4099, 2, 4242u);
 }
 
 TEST_CASE("engine: SC8's narrowed pass streams 8 MiB of 32-bit places and writes every one") {
-  // int64 indices along an axis past 16-bit places: as the test above, with a block of places
-  // a whole line. Rows of 5000 (5000 % 16 = 8): runs start on a line and half-way along one.
-  constexpr std::uint32_t kRow = 5000, kAxis = 70001;
-  constexpr std::uint32_t kRows = (dmlref::detail::kStreamMinBytes / 4 + kRow - 1) / kRow;
-  std::mt19937 rng(4243u);
-  std::vector<std::int64_t> storage(std::size_t{kRows} * (kRow + 3));
-  for (std::int64_t& v : storage) v = random_index<std::int64_t>(kAxis, false, rng);
-  const TensorView<const std::int64_t> packed(storage.data(), {kRows, kRow});
-  const TensorView<const std::int64_t> padded(storage.data(),
-                                              Layout::strided({kRows, kRow}, {kRow + 3, 1}));
-  REQUIRE(kAxis > dmlref::detail::kNarrow16MaxAxis);
-  REQUIRE(packed.element_count() * 4 >= dmlref::detail::kStreamMinBytes);
-  check_narrowed_places(packed, kAxis);
-  check_narrowed_places(padded, kAxis);
-  storage[std::size_t{kRows / 2} * (kRow + 3) + 700] = -static_cast<std::int64_t>(kAxis) - 1;
-  check_narrowed_places(padded, kAxis);
+  // int64 indices along an axis past 16-bit places.
+  static_assert(70001 > dmlref::detail::kNarrow16MaxAxis);
+  check_streamed_places<std::int64_t>(70001, 4, 4243u);
 }
 
 TEST_CASE("engine: scratch memory is kept between calls and taken again, the larger block kept") {
