@@ -911,8 +911,18 @@ struct ScatterTargets {
 // (scatter_short_runs).
 inline constexpr std::uint64_t kScatterShortRun = kIndexChunk / 4;
 
+// Whether an ElementScatter's indices and updates continue from each run into the next (the next
+// dimension's stride is the run's length times its step): its runs of runs may then be taken as
+// one longer run of those two operands.
+inline bool scatter_runs_continue(const CopyPlan& walk) noexcept {
+  const std::uint32_t r = walk.rank;
+  const auto n = static_cast<std::int64_t>(walk.inner_size());
+  return r >= 2 && walk.strides[0][r - 2] == n * walk.inner_stride(0) &&
+         walk.strides[1][r - 2] == n * walk.inner_stride(1);
+}
+
 // An ElementScatter whose runs are short, and whose indices and updates continue from each run
-// into the next (the next dimension's stride is the run's length times its step): rows of 16
+// into the next (scatter_runs_continue): rows of 16
 // float32 scattered by indices not narrowed (4-byte indices along an axis too long for 16-bit
 // places; narrowed places' loop stores each update straight to its place, with no chunk of
 // targets to gain on). A chunk takes as many
@@ -998,35 +1008,41 @@ void store_to_places(const P* place, std::int64_t step_place, std::int64_t axis_
   }
 }
 
-// Rows of at most kIndexChunk updates stored to their places, where the places and updates of
-// each row continue into the next (a slab's rows scattered along its last axis): the walk's runs
-// of rows as one loop of store_to_places, not a chunk per row with the walk's step and the
-// chunk's setup each (float32 rows of 64 and of 100 along axis 1, one core: 4-6% of the call).
-// False, having stored nothing, where the walk is not so.
+// An ElementScatter's updates stored to the places SC8's pass kept (NarrowedIndices), a chunk of
+// a run at a time. Rows of at most kIndexChunk updates scattered along the last axis whose places
+// and updates continue from row to row (a slab's rows) go as one loop over the walk's runs of
+// rows, not a chunk per row with the walk's step and the chunk's setup each (float32 rows of 64
+// and of 100 along axis 1, one core: 4-6% of the call).
 template <class W, class P>
-bool store_rows_to_places(const ElementScatter& plan, const PlanBase& base, const W* src, W* dst,
-                          const P* places, std::int64_t axis_stride) {
-  const std::uint32_t r = plan.walk.rank;
+void scatter_to_places(const ElementScatter& plan, const PlanBase& base, const W* src, W* dst,
+                       const P* places, std::int64_t axis_stride) {
+  const std::int64_t si = plan.walk.inner_stride(0);
+  const std::int64_t su = plan.walk.inner_stride(1);
+  const std::int64_t so = plan.walk.inner_stride(2);
   const std::uint64_t n = plan.walk.inner_size();
-  const auto whole = static_cast<std::int64_t>(n);
-  if (r < 2 || n > kIndexChunk || plan.walk.inner_stride(0) != 1 ||
-      plan.walk.inner_stride(1) != 1 || plan.walk.inner_stride(2) != 0 || axis_stride != 1 ||
-      plan.walk.strides[0][r - 2] != whole || plan.walk.strides[1][r - 2] != whole) {
-    return false;
+  places += plan.index_base;
+  if (n <= kIndexChunk && si == 1 && su == 1 && so == 0 && axis_stride == 1 &&
+      scatter_runs_continue(plan.walk)) {
+    CopyPlan rows = plan.walk;  // its innermost dimension: the rows, one after another
+    --rows.rank;
+    const std::uint64_t m = rows.inner_size();
+    const std::int64_t row_to = rows.inner_stride(2);
+    const auto whole = static_cast<std::int64_t>(n);
+    walk_runs<3>(rows, [&](const std::array<std::int64_t, 3>& o) {
+      const P* place = places + o[0];
+      const W* from = src + o[1];
+      W* to = dst + o[2];
+      for (std::uint64_t k = 0; k < m; ++k, place += whole, from += whole, to += row_to) {
+        store_to_places(place, 1, 1, from, 1, to, 0, n);
+      }
+    }, base);
+    return;
   }
-  CopyPlan rows = plan.walk;  // its innermost dimension: the rows, one after another
-  --rows.rank;
-  const std::uint64_t m = rows.inner_size();
-  const std::int64_t row_to = rows.inner_stride(2);
-  walk_runs<3>(rows, [&](const std::array<std::int64_t, 3>& o) {
-    const P* place = places + (plan.index_base + o[0]);
-    const W* from = src + o[1];
-    W* to = dst + o[2];
-    for (std::uint64_t k = 0; k < m; ++k, place += whole, from += whole, to += row_to) {
-      store_to_places(place, 1, 1, from, 1, to, 0, n);
-    }
+  walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
+                                   std::uint64_t count) {
+    store_to_places(places + (o[0] + start * si), si, axis_stride, src + (o[1] + start * su), su,
+                    dst + (o[2] + start * so), so, count);
   }, base);
-  return true;
 }
 
 // Executes an ElementScatter with elements as W, in row-major order of the walk (so of several
@@ -1038,21 +1054,18 @@ void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, con
   const std::int64_t su = plan.walk.inner_stride(1);
   const std::int64_t so = plan.walk.inner_stride(2);
   const std::uint64_t n = plan.walk.inner_size();
-  if (context.place_bytes == 0 && plan.walk.rank >= 2 && n <= kScatterShortRun &&
-      plan.walk.strides[0][plan.walk.rank - 2] == static_cast<std::int64_t>(n) * si &&
-      plan.walk.strides[1][plan.walk.rank - 2] == static_cast<std::int64_t>(n) * su) {
+  if (context.place_bytes == 2) {
+    return scatter_to_places(plan, base, src, dst,
+                             static_cast<const std::uint16_t*>(context.indices),
+                             context.axis_stride);
+  }
+  if (context.place_bytes == 4) {
+    return scatter_to_places(plan, base, src, dst,
+                             static_cast<const std::uint32_t*>(context.indices),
+                             context.axis_stride);
+  }
+  if (n <= kScatterShortRun && scatter_runs_continue(plan.walk)) {
     return scatter_short_runs(plan, base, src, dst, targets_of, context);
-  }
-  const std::int64_t axis_stride = context.axis_stride;
-  if (context.place_bytes == 2 &&
-      store_rows_to_places(plan, base, src, dst,
-                           static_cast<const std::uint16_t*>(context.indices), axis_stride)) {
-    return;
-  }
-  if (context.place_bytes == 4 &&
-      store_rows_to_places(plan, base, src, dst,
-                           static_cast<const std::uint32_t*>(context.indices), axis_stride)) {
-    return;
   }
   walk_index_chunks(plan.walk, [&](const std::array<std::int64_t, 3>& o, std::int64_t start,
                                    std::uint64_t count) {
@@ -1061,16 +1074,6 @@ void scatter_elements_part(const ElementScatter& plan, const PlanBase& base, con
     const W* const from = src + (o[1] + start * su);
     W* const to = dst + (o[2] + start * so);
     const std::int64_t step_from = su, step_to = so;
-    if (context.place_bytes == 2) {
-      return store_to_places(static_cast<const std::uint16_t*>(context.indices) +
-                                 (plan.index_base + o[0] + start * si),
-                             si, axis_stride, from, su, to, so, count);
-    }
-    if (context.place_bytes == 4) {
-      return store_to_places(static_cast<const std::uint32_t*>(context.indices) +
-                                 (plan.index_base + o[0] + start * si),
-                             si, axis_stride, from, su, to, so, count);
-    }
     std::array<std::int64_t, kIndexChunk> targets;
     targets_of(&context, plan.index_base + o[0] + start * si, si, count, targets.data());
     if (step_from == 1 && step_to == 0) {
@@ -1727,8 +1730,6 @@ inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBas
 // rows of 64 bytes on a line 1.11 against 0.67, 19.3 against 15.1). From 128 bytes the
 // streaming stores win at 256 MiB (13.2-13.9 ms against 18.7-21.2).
 inline constexpr std::uint64_t kStreamReversedRowMinBytes = 128;
-
-
 
 // Rows ahead of the one being read that a group of runs of different lengths asks the cache for
 // where their extent along the axis cannot stay in the L1 cache (reverse_runs_part).

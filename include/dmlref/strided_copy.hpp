@@ -753,19 +753,18 @@ void copy_run(const T* src, std::int64_t src_stride, T* dst, std::int64_t dst_st
   }
 }
 
-// `runs` runs of `bytes` contiguous bytes, run i from src + i * src_step to dst + i * dst_step
-// (steps in bytes), as the fastest of: streaming stores (from `stream_min` bytes, when not 0;
-// the caller fences), memcpy (from kMemcpyMinRunBytes), or for the common short lengths (2-64
-// bytes: what narrow blocks of a JOIN or SPLIT along the last axis are) a copy whose size is a
-// constant, so each run compiles to one or two register moves with no size dispatch, else
-// copy_bytes_short. Bytes, not the element type, parameterise it, so all widths share it.
-
 // Whether copy_runs copies runs of `bytes` bytes as a constant size (its switch below).
 constexpr bool copy_runs_size_is_constant(std::uint64_t bytes) noexcept {
   return bytes == 2 || bytes == 4 || bytes == 8 || bytes == 12 || bytes == 16 || bytes == 24 ||
          bytes == 32 || bytes == 48 || bytes == 64;
 }
 
+// `runs` runs of `bytes` contiguous bytes, run i from src + i * src_step to dst + i * dst_step
+// (steps in bytes), as the fastest of: streaming stores (from `stream_min` bytes, when not 0;
+// the caller fences), memcpy (from kMemcpyMinRunBytes), or for the common short lengths (2-64
+// bytes: what narrow blocks of a JOIN or SPLIT along the last axis are) a copy whose size is a
+// constant, so each run compiles to one or two register moves with no size dispatch, else
+// copy_bytes_short. Bytes, not the element type, parameterise it, so all widths share it.
 inline void copy_runs(const unsigned char* src, std::int64_t src_step, unsigned char* dst,
                       std::int64_t dst_step, std::uint64_t runs, std::size_t bytes,
                       std::size_t stream_min = 0,
