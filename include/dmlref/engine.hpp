@@ -100,6 +100,7 @@ PieceRef piece_of_views(const void* views, std::size_t i) {
   const View& v = (*static_cast<const std::span<const View>*>(views))[i];
   return {v.data(), &v.layout()};
 }
+template <class Deferred = void>
 inline PieceRef piece_of_bound(const void* bound, std::size_t i) {
   const BoundTensor& b = (*static_cast<const std::span<const BoundTensor>*>(bound))[i];
   return {b.data, &b.tensor.layout};
@@ -385,6 +386,7 @@ void copy_whole_block(const void* src, const Layout& src_layout, void* dst,
 // Other blocks (transposed, broadcast, padded within the inner dimensions) are copied whole by
 // `copy_whole` (copy_whole_block of the width). Everything else moves bytes, so this compiles
 // once for every width. `slab_bytes` and `group` exist for the tests.
+template <class Deferred = void>
 inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_bytes,
                                  CopyWholeBlockFn copy_whole, std::uint64_t slab_bytes,
                                  std::size_t group) {
@@ -603,6 +605,7 @@ inline bool is_fixed_row_size(std::uint64_t bytes) noexcept {
 }
 
 // How a row is moved, from its plan: `output_bytes` (the whole output) decides streaming.
+template <class Deferred = void>
 inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
                                  std::size_t element_bytes, std::uint64_t output_bytes) {
   RowGather plan{grid, row, RowMove::Plan, 0, kPrefetchTuples, 0};
@@ -657,6 +660,7 @@ void copy_fixed_rows(const unsigned char* in, const std::int64_t* offsets, std::
 }
 
 // copy_fixed_rows for the row size is_fixed_row_size admitted.
+template <class Deferred = void>
 inline void copy_fixed_rows_of_size(std::uint64_t bytes, const unsigned char* in,
                                     const std::int64_t* offsets, std::uint64_t count,
                                     unsigned char* out, std::int64_t out_step,
@@ -683,6 +687,7 @@ inline bool stream_rows_aligned(const void* first, std::int64_t step,
 // out + i * out_step bytes (16-byte aligned), each prefetched `ahead` rows before, written with
 // streaming stores 16 bytes at a time, inline: the per-row call and alignment work of
 // copy_bytes_streaming were half the time of gathering 64-byte rows (16 MiB, perf).
+template <class Deferred = void>
 inline void stream_aligned_rows(const unsigned char* in, const std::int64_t* offsets,
                                 std::uint64_t count, unsigned char* out, std::int64_t out_step,
                                 std::size_t element_bytes, std::uint64_t row_bytes,
@@ -707,6 +712,7 @@ inline constexpr std::uint64_t kStagedRowMinBytes = 128;
 // back to back from `out`, streamed through a StagedStream as many rows at a time as its stage
 // holds. Each row goes into the stage with the inline forward copy, not memcpy (as in
 // copy_block_runs' StagedRows).
+template <class Deferred = void>
 inline void stream_staged_rows(const unsigned char* in, const std::int64_t* offsets,
                                std::uint64_t count, unsigned char* out, std::size_t element_bytes,
                                std::uint64_t row_bytes, std::uint64_t fetch,
@@ -1422,6 +1428,7 @@ struct ScatterRepeat {
 // for, so a rejection costs at most one pass over as many indices as the output has elements (the
 // first repeat comes no later), however many indices broadcast strides describe. A validation
 // pass (it allocates its bit set), not a plan's executing path.
+template <class Deferred = void>
 inline std::optional<ScatterRepeat> first_repeated_scatter_target(const Layout& indices,
                                                                  const void* indices_data,
                                                                  const Layout& input,
@@ -1497,6 +1504,7 @@ struct ScatterSlab {
 // target only its own output block (SC7), so the slabs may be built one after the other. Where
 // the block at one such coordinate is larger than kScatterMaxSlabBlockBytes, or Axis is 0, `whole`
 // is moved as it is. Compiled once, not per element width.
+template <class Deferred = void>
 inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_bytes,
                                   void (*move)(const void* context, const ScatterSlab& slab),
                                   const void* context) {
@@ -1677,6 +1685,7 @@ inline ShortRowShuffles short_row_shuffles(std::uint64_t n, std::size_t element_
 // 1.09 ms (numpy's x[:, ::-1] 2.55, torch.flip 2.8), float64 {N, 8} 1.49 -> 0.66 (numpy 0.83),
 // uint8 {N, 8} 11.3 -> 2.06 (torch 4.8), int16 {N, 3} 8.1 -> 4.1 (5.6). Bytes, not elements:
 // compiled once for every width.
+template <class Deferred = void>
 inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBase& base,
                                          const void* in,
                                          const void* lengths, void* out, RunLengthsFn lengths_of,
@@ -1755,6 +1764,7 @@ inline bool reverse_by_tiles(const ReversedRuns& plan) noexcept {
 
 // The length `count` runs share from position `first` of `lengths` on, or nullopt where they
 // differ.
+template <class Deferred = void>
 inline std::optional<std::uint64_t> shared_run_length(const void* lengths, RunLengthsFn lengths_of,
                                                       std::int64_t first, std::int64_t step,
                                                       std::uint64_t count, std::uint64_t n) {
@@ -2095,6 +2105,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
 
 // Whether every innermost row of runs of `plan` shares one length (reverse_runs_part then moves
 // whole rows).
+template <class Deferred = void>
 inline bool runs_share_lengths_by_row(const ReversedRuns& plan, const void* lengths,
                                       RunLengthsFn lengths_of) {
   bool shared = true;

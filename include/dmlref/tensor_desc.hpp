@@ -52,6 +52,7 @@ struct ConstBuffer {
 namespace detail {
 
 // T1 and T2 plus null Sizes: what must hold before any size can be read.
+template <class Deferred = void>
 inline void check_desc_header(std::string_view op, std::string_view tensor,
                               const BufferTensorDesc* desc) {
   if (desc == nullptr) fail(ErrorCode::NullPointer, op, ": ", tensor, " is null");
@@ -67,6 +68,7 @@ inline void check_desc_header(std::string_view op, std::string_view tensor,
 }
 
 // The layout a description addresses (T5: packed strides when Strides is null).
+template <class Deferred = void>
 inline Layout layout_of_desc(const BufferTensorDesc& desc) {
   const std::span<const std::uint32_t> sizes(desc.Sizes, desc.DimensionCount);
   if (desc.Strides == nullptr) return Layout::packed(sizes);
@@ -76,6 +78,7 @@ inline Layout layout_of_desc(const BufferTensorDesc& desc) {
 }
 
 // T8 on a validated layout; nullopt when the byte count overflows 64 bits.
+template <class Deferred = void>
 inline std::optional<std::uint64_t> min_size_in_bytes(const Layout& layout,
                                                       std::size_t element_bytes) {
   const auto range = layout.offset_range();
@@ -215,6 +218,7 @@ struct ValidatedTensor {
 namespace detail {
 
 // T1-T9, T11 and (outputs) T12 on one description, without a buffer.
+template <class Deferred = void>
 inline ValidatedTensor validate_tensor_desc(std::string_view op, std::string name,
                                             const BufferTensorDesc* desc, bool is_output) {
   check_desc_header(op, name, desc);
@@ -250,6 +254,7 @@ inline ValidatedTensor validate_tensor_desc(std::string_view op, std::string nam
 }
 
 // T9 (the promised alignment, and the element alignment the CPU needs) and T10 for one binding.
+template <class Deferred = void>
 inline void check_binding(std::string_view op, const ValidatedTensor& tensor,
                           const BufferTensorDesc& desc, const void* data,
                           std::uint64_t size_in_bytes) {
@@ -284,6 +289,7 @@ struct BoundTensor {
 
 // Validates `desc` (T1-T9, T11, T12 for outputs) and its binding (T9, T10). The feature-level
 // table and the operator's own rules are the caller's.
+template <class Deferred = void>
 inline BoundTensor bind_tensor(std::string_view op, std::string name, const BufferTensorDesc* desc,
                                const void* data, std::uint64_t size_in_bytes, bool is_output) {
   ValidatedTensor t = detail::validate_tensor_desc(op, std::move(name), desc, is_output);
@@ -294,6 +300,7 @@ inline BoundTensor bind_tensor(std::string_view op, std::string name, const Buff
 namespace detail {
 
 // A validated description and its buffer: the binding checks (T9, T10), then the pair.
+template <class Deferred = void>
 inline BoundTensor bind_validated(std::string_view op, ValidatedTensor tensor,
                                   const BufferTensorDesc& desc, ConstBuffer buffer) {
   check_binding(op, tensor, desc, buffer.data, buffer.size_in_bytes);
@@ -301,6 +308,7 @@ inline BoundTensor bind_validated(std::string_view op, ValidatedTensor tensor,
 }
 
 // T13 over bound tensors.
+template <class Deferred = void>
 inline void check_no_overlap(std::string_view op, std::span<const BoundTensor> tensors) {
   std::vector<TensorExtent> extents;
   extents.reserve(tensors.size());
@@ -317,6 +325,7 @@ inline void check_no_overlap(std::string_view op, std::span<const BoundTensor> t
 // runs backwards along dimension d. Every rule was checked on the descriptions, which cover the
 // very same bytes; each bound tensor is then turned around, so the run reads and writes in the
 // caller's order, copying nothing. Empty: every tensor as described.
+template <class Deferred = void>
 inline void check_reversed_count(std::string_view op, std::span<const std::uint8_t> reversed,
                                  std::size_t tensors) {
   if (!reversed.empty() && reversed.size() != tensors) {
@@ -336,11 +345,13 @@ inline std::int64_t reverse_layout(Layout& layout, std::uint8_t dims) noexcept {
   }
   return first;
 }
+template <class Deferred = void>
 inline void reverse_dimensions(BoundTensor& bound, std::uint8_t dims) {
   const std::int64_t first = reverse_layout(bound.tensor.layout, dims);
   bound.data = static_cast<const char*>(bound.data) +
                first * static_cast<std::int64_t>(element_size(bound.tensor.data_type));
 }
+template <class Deferred = void>
 inline void reverse_dimensions(std::string_view op, std::span<BoundTensor> tensors,
                                std::span<const std::uint8_t> reversed) {
   check_reversed_count(op, reversed, tensors.size());

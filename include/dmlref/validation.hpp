@@ -27,6 +27,7 @@ inline constexpr std::uint64_t kExactOverlapCheckLimit = std::uint64_t{1} << 22;
 namespace detail {
 
 // T2, T3, T4 and the 64-bit reach of the strides for one tensor's layout.
+template <class Deferred = void>
 inline void check_layout(std::string_view op, std::string_view tensor, const Layout& layout) {
   if (layout.rank < 1 || layout.rank > kMaxRank) {
     fail(ErrorCode::T2, op, ": ", tensor, ".DimensionCount is ", layout.rank,
@@ -52,6 +53,7 @@ inline void check_layout(std::string_view op, std::string_view tensor, const Lay
 
 // T8 on the typed layer: the byte extent must be representable, so a view's address range can be
 // computed without wrapping.
+template <class Deferred = void>
 inline void check_byte_reach(std::string_view op, std::string_view tensor, const Layout& layout,
                              std::size_t element_bytes) {
   const auto r = layout.offset_range();  // check_layout ran first
@@ -66,6 +68,7 @@ inline void check_byte_reach(std::string_view op, std::string_view tensor, const
 }
 
 // T12: true when no two coordinates of `layout` share an element offset.
+template <class Deferred = void>
 inline bool addresses_each_element_once(const Layout& layout, bool* conservative = nullptr) {
   if (conservative) *conservative = false;
   struct Dim {
@@ -138,6 +141,7 @@ inline bool addresses_each_element_once(const Layout& layout, bool* conservative
   return std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end();
 }
 
+template <class Deferred = void>
 inline void check_output_addresses_once(std::string_view op, std::string_view tensor,
                                         const Layout& layout) {
   for (std::uint32_t d = 0; d < layout.rank; ++d) {
@@ -208,6 +212,7 @@ inline bool extents_overlap(const TensorExtent& a, const TensorExtent& b) noexce
 // one range, which the message says. O(n log n): a sweep over the ranges sorted by start finds
 // every output that overlaps anything; the message names the first such output (by position) and
 // the first tensor it overlaps, the same pair a check of every pair in order would name.
+template <class Deferred = void>
 inline void check_no_overlap(std::string_view op, std::span<const TensorExtent> tensors) {
   for (const TensorExtent& t : tensors) {
     if (t.wraps) {
@@ -247,18 +252,21 @@ inline void check_no_overlap(std::string_view op, std::span<const TensorExtent> 
 }
 
 // A layout's Sizes as the vector the validators return.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> size_vector(const Layout& layout) {
   const std::span<const std::uint32_t> sizes = layout.size_span();
   return {sizes.begin(), sizes.end()};
 }
 
 // T13 over extents listed in place: check_no_overlap(op, {tensor_extent(...), ...}).
+template <class Deferred = void>
 inline void check_no_overlap(std::string_view op, std::initializer_list<TensorExtent> tensors) {
   check_no_overlap(op, std::span<const TensorExtent>(tensors.begin(), tensors.size()));
 }
 
 // The whole per-view check of the typed layer: pointer, T2-T4, T8 reach, and T12 for outputs.
 // Untyped (the element size given), so it compiles once rather than once per element type.
+template <class Deferred = void>
 inline void check_view(std::string_view op, std::string_view tensor, const void* data,
                        const Layout& layout, std::size_t element_bytes, bool is_output) {
   if (data == nullptr) fail(ErrorCode::NullPointer, op, ": ", tensor, " has a null data pointer");

@@ -970,6 +970,7 @@ inline constexpr std::uint64_t kExactOverlapCheckLimit = std::uint64_t{1} << 22;
 namespace detail {
 
 // T2, T3, T4 and the 64-bit reach of the strides for one tensor's layout.
+template <class Deferred = void>
 inline void check_layout(std::string_view op, std::string_view tensor, const Layout& layout) {
   if (layout.rank < 1 || layout.rank > kMaxRank) {
     fail(ErrorCode::T2, op, ": ", tensor, ".DimensionCount is ", layout.rank,
@@ -995,6 +996,7 @@ inline void check_layout(std::string_view op, std::string_view tensor, const Lay
 
 // T8 on the typed layer: the byte extent must be representable, so a view's address range can be
 // computed without wrapping.
+template <class Deferred = void>
 inline void check_byte_reach(std::string_view op, std::string_view tensor, const Layout& layout,
                              std::size_t element_bytes) {
   const auto r = layout.offset_range();  // check_layout ran first
@@ -1009,6 +1011,7 @@ inline void check_byte_reach(std::string_view op, std::string_view tensor, const
 }
 
 // T12: true when no two coordinates of `layout` share an element offset.
+template <class Deferred = void>
 inline bool addresses_each_element_once(const Layout& layout, bool* conservative = nullptr) {
   if (conservative) *conservative = false;
   struct Dim {
@@ -1081,6 +1084,7 @@ inline bool addresses_each_element_once(const Layout& layout, bool* conservative
   return std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end();
 }
 
+template <class Deferred = void>
 inline void check_output_addresses_once(std::string_view op, std::string_view tensor,
                                         const Layout& layout) {
   for (std::uint32_t d = 0; d < layout.rank; ++d) {
@@ -1151,6 +1155,7 @@ inline bool extents_overlap(const TensorExtent& a, const TensorExtent& b) noexce
 // one range, which the message says. O(n log n): a sweep over the ranges sorted by start finds
 // every output that overlaps anything; the message names the first such output (by position) and
 // the first tensor it overlaps, the same pair a check of every pair in order would name.
+template <class Deferred = void>
 inline void check_no_overlap(std::string_view op, std::span<const TensorExtent> tensors) {
   for (const TensorExtent& t : tensors) {
     if (t.wraps) {
@@ -1190,18 +1195,21 @@ inline void check_no_overlap(std::string_view op, std::span<const TensorExtent> 
 }
 
 // A layout's Sizes as the vector the validators return.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> size_vector(const Layout& layout) {
   const std::span<const std::uint32_t> sizes = layout.size_span();
   return {sizes.begin(), sizes.end()};
 }
 
 // T13 over extents listed in place: check_no_overlap(op, {tensor_extent(...), ...}).
+template <class Deferred = void>
 inline void check_no_overlap(std::string_view op, std::initializer_list<TensorExtent> tensors) {
   check_no_overlap(op, std::span<const TensorExtent>(tensors.begin(), tensors.size()));
 }
 
 // The whole per-view check of the typed layer: pointer, T2-T4, T8 reach, and T12 for outputs.
 // Untyped (the element size given), so it compiles once rather than once per element type.
+template <class Deferred = void>
 inline void check_view(std::string_view op, std::string_view tensor, const void* data,
                        const Layout& layout, std::size_t element_bytes, bool is_output) {
   if (data == nullptr) fail(ErrorCode::NullPointer, op, ": ", tensor, " has a null data pointer");
@@ -1257,6 +1265,7 @@ struct ConstBuffer {
 namespace detail {
 
 // T1 and T2 plus null Sizes: what must hold before any size can be read.
+template <class Deferred = void>
 inline void check_desc_header(std::string_view op, std::string_view tensor,
                               const BufferTensorDesc* desc) {
   if (desc == nullptr) fail(ErrorCode::NullPointer, op, ": ", tensor, " is null");
@@ -1272,6 +1281,7 @@ inline void check_desc_header(std::string_view op, std::string_view tensor,
 }
 
 // The layout a description addresses (T5: packed strides when Strides is null).
+template <class Deferred = void>
 inline Layout layout_of_desc(const BufferTensorDesc& desc) {
   const std::span<const std::uint32_t> sizes(desc.Sizes, desc.DimensionCount);
   if (desc.Strides == nullptr) return Layout::packed(sizes);
@@ -1281,6 +1291,7 @@ inline Layout layout_of_desc(const BufferTensorDesc& desc) {
 }
 
 // T8 on a validated layout; nullopt when the byte count overflows 64 bits.
+template <class Deferred = void>
 inline std::optional<std::uint64_t> min_size_in_bytes(const Layout& layout,
                                                       std::size_t element_bytes) {
   const auto range = layout.offset_range();
@@ -1420,6 +1431,7 @@ struct ValidatedTensor {
 namespace detail {
 
 // T1-T9, T11 and (outputs) T12 on one description, without a buffer.
+template <class Deferred = void>
 inline ValidatedTensor validate_tensor_desc(std::string_view op, std::string name,
                                             const BufferTensorDesc* desc, bool is_output) {
   check_desc_header(op, name, desc);
@@ -1455,6 +1467,7 @@ inline ValidatedTensor validate_tensor_desc(std::string_view op, std::string nam
 }
 
 // T9 (the promised alignment, and the element alignment the CPU needs) and T10 for one binding.
+template <class Deferred = void>
 inline void check_binding(std::string_view op, const ValidatedTensor& tensor,
                           const BufferTensorDesc& desc, const void* data,
                           std::uint64_t size_in_bytes) {
@@ -1489,6 +1502,7 @@ struct BoundTensor {
 
 // Validates `desc` (T1-T9, T11, T12 for outputs) and its binding (T9, T10). The feature-level
 // table and the operator's own rules are the caller's.
+template <class Deferred = void>
 inline BoundTensor bind_tensor(std::string_view op, std::string name, const BufferTensorDesc* desc,
                                const void* data, std::uint64_t size_in_bytes, bool is_output) {
   ValidatedTensor t = detail::validate_tensor_desc(op, std::move(name), desc, is_output);
@@ -1499,6 +1513,7 @@ inline BoundTensor bind_tensor(std::string_view op, std::string name, const Buff
 namespace detail {
 
 // A validated description and its buffer: the binding checks (T9, T10), then the pair.
+template <class Deferred = void>
 inline BoundTensor bind_validated(std::string_view op, ValidatedTensor tensor,
                                   const BufferTensorDesc& desc, ConstBuffer buffer) {
   check_binding(op, tensor, desc, buffer.data, buffer.size_in_bytes);
@@ -1506,6 +1521,7 @@ inline BoundTensor bind_validated(std::string_view op, ValidatedTensor tensor,
 }
 
 // T13 over bound tensors.
+template <class Deferred = void>
 inline void check_no_overlap(std::string_view op, std::span<const BoundTensor> tensors) {
   std::vector<TensorExtent> extents;
   extents.reserve(tensors.size());
@@ -1522,6 +1538,7 @@ inline void check_no_overlap(std::string_view op, std::span<const BoundTensor> t
 // runs backwards along dimension d. Every rule was checked on the descriptions, which cover the
 // very same bytes; each bound tensor is then turned around, so the run reads and writes in the
 // caller's order, copying nothing. Empty: every tensor as described.
+template <class Deferred = void>
 inline void check_reversed_count(std::string_view op, std::span<const std::uint8_t> reversed,
                                  std::size_t tensors) {
   if (!reversed.empty() && reversed.size() != tensors) {
@@ -1541,11 +1558,13 @@ inline std::int64_t reverse_layout(Layout& layout, std::uint8_t dims) noexcept {
   }
   return first;
 }
+template <class Deferred = void>
 inline void reverse_dimensions(BoundTensor& bound, std::uint8_t dims) {
   const std::int64_t first = reverse_layout(bound.tensor.layout, dims);
   bound.data = static_cast<const char*>(bound.data) +
                first * static_cast<std::int64_t>(element_size(bound.tensor.data_type));
 }
+template <class Deferred = void>
 inline void reverse_dimensions(std::string_view op, std::span<BoundTensor> tensors,
                                std::span<const std::uint8_t> reversed) {
   check_reversed_count(op, reversed, tensors.size());
@@ -4712,6 +4731,7 @@ PieceRef piece_of_views(const void* views, std::size_t i) {
   const View& v = (*static_cast<const std::span<const View>*>(views))[i];
   return {v.data(), &v.layout()};
 }
+template <class Deferred = void>
 inline PieceRef piece_of_bound(const void* bound, std::size_t i) {
   const BoundTensor& b = (*static_cast<const std::span<const BoundTensor>*>(bound))[i];
   return {b.data, &b.tensor.layout};
@@ -4997,6 +5017,7 @@ void copy_whole_block(const void* src, const Layout& src_layout, void* dst,
 // Other blocks (transposed, broadcast, padded within the inner dimensions) are copied whole by
 // `copy_whole` (copy_whole_block of the width). Everything else moves bytes, so this compiles
 // once for every width. `slab_bytes` and `group` exist for the tests.
+template <class Deferred = void>
 inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_bytes,
                                  CopyWholeBlockFn copy_whole, std::uint64_t slab_bytes,
                                  std::size_t group) {
@@ -5215,6 +5236,7 @@ inline bool is_fixed_row_size(std::uint64_t bytes) noexcept {
 }
 
 // How a row is moved, from its plan: `output_bytes` (the whole output) decides streaming.
+template <class Deferred = void>
 inline RowGather plan_row_gather(const CopyPlan& grid, const CopyPlan& row,
                                  std::size_t element_bytes, std::uint64_t output_bytes) {
   RowGather plan{grid, row, RowMove::Plan, 0, kPrefetchTuples, 0};
@@ -5269,6 +5291,7 @@ void copy_fixed_rows(const unsigned char* in, const std::int64_t* offsets, std::
 }
 
 // copy_fixed_rows for the row size is_fixed_row_size admitted.
+template <class Deferred = void>
 inline void copy_fixed_rows_of_size(std::uint64_t bytes, const unsigned char* in,
                                     const std::int64_t* offsets, std::uint64_t count,
                                     unsigned char* out, std::int64_t out_step,
@@ -5295,6 +5318,7 @@ inline bool stream_rows_aligned(const void* first, std::int64_t step,
 // out + i * out_step bytes (16-byte aligned), each prefetched `ahead` rows before, written with
 // streaming stores 16 bytes at a time, inline: the per-row call and alignment work of
 // copy_bytes_streaming were half the time of gathering 64-byte rows (16 MiB, perf).
+template <class Deferred = void>
 inline void stream_aligned_rows(const unsigned char* in, const std::int64_t* offsets,
                                 std::uint64_t count, unsigned char* out, std::int64_t out_step,
                                 std::size_t element_bytes, std::uint64_t row_bytes,
@@ -5319,6 +5343,7 @@ inline constexpr std::uint64_t kStagedRowMinBytes = 128;
 // back to back from `out`, streamed through a StagedStream as many rows at a time as its stage
 // holds. Each row goes into the stage with the inline forward copy, not memcpy (as in
 // copy_block_runs' StagedRows).
+template <class Deferred = void>
 inline void stream_staged_rows(const unsigned char* in, const std::int64_t* offsets,
                                std::uint64_t count, unsigned char* out, std::size_t element_bytes,
                                std::uint64_t row_bytes, std::uint64_t fetch,
@@ -6034,6 +6059,7 @@ struct ScatterRepeat {
 // for, so a rejection costs at most one pass over as many indices as the output has elements (the
 // first repeat comes no later), however many indices broadcast strides describe. A validation
 // pass (it allocates its bit set), not a plan's executing path.
+template <class Deferred = void>
 inline std::optional<ScatterRepeat> first_repeated_scatter_target(const Layout& indices,
                                                                  const void* indices_data,
                                                                  const Layout& input,
@@ -6109,6 +6135,7 @@ struct ScatterSlab {
 // target only its own output block (SC7), so the slabs may be built one after the other. Where
 // the block at one such coordinate is larger than kScatterMaxSlabBlockBytes, or Axis is 0, `whole`
 // is moved as it is. Compiled once, not per element width.
+template <class Deferred = void>
 inline void for_each_scatter_slab(const ScatterSlab& whole, std::size_t element_bytes,
                                   void (*move)(const void* context, const ScatterSlab& slab),
                                   const void* context) {
@@ -6289,6 +6316,7 @@ inline ShortRowShuffles short_row_shuffles(std::uint64_t n, std::size_t element_
 // 1.09 ms (numpy's x[:, ::-1] 2.55, torch.flip 2.8), float64 {N, 8} 1.49 -> 0.66 (numpy 0.83),
 // uint8 {N, 8} 11.3 -> 2.06 (torch 4.8), int16 {N, 3} 8.1 -> 4.1 (5.6). Bytes, not elements:
 // compiled once for every width.
+template <class Deferred = void>
 inline void reverse_contiguous_runs_avx2(const ReversedRuns& plan, const PlanBase& base,
                                          const void* in,
                                          const void* lengths, void* out, RunLengthsFn lengths_of,
@@ -6367,6 +6395,7 @@ inline bool reverse_by_tiles(const ReversedRuns& plan) noexcept {
 
 // The length `count` runs share from position `first` of `lengths` on, or nullopt where they
 // differ.
+template <class Deferred = void>
 inline std::optional<std::uint64_t> shared_run_length(const void* lengths, RunLengthsFn lengths_of,
                                                       std::int64_t first, std::int64_t step,
                                                       std::uint64_t count, std::uint64_t n) {
@@ -6707,6 +6736,7 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
 
 // Whether every innermost row of runs of `plan` shares one length (reverse_runs_part then moves
 // whole rows).
+template <class Deferred = void>
 inline bool runs_share_lengths_by_row(const ReversedRuns& plan, const void* lengths,
                                       RunLengthsFn lengths_of) {
   bool shared = true;
@@ -8560,6 +8590,7 @@ inline constexpr std::string_view kGatherNd1Name = "GATHER_ND1";
 // sizes"), after checking G1 and G4-G8 (and T2-T4 on the sizes themselves); the output's own
 // DimensionCount is the validators' to check against R (G1).
 // Example 3: ({3,4,5,6,7}, {1,1,1,2,3}, 5, 3, 0) -> {1,1,2,6,7}.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
     std::span<const std::uint32_t> input_sizes, std::span<const std::uint32_t> indices_sizes,
     std::uint32_t r, std::uint32_t q, std::uint32_t b) {
@@ -8664,6 +8695,7 @@ inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
   }
   return out;
 }
+template <class Deferred = void>
 inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
     std::initializer_list<std::uint32_t> input_sizes,
     std::initializer_list<std::uint32_t> indices_sizes, std::uint32_t input_dimension_count,
@@ -8678,6 +8710,7 @@ namespace detail {
 
 // G4-G9 on the operator's tensors: the output sizes inferred from the input's and the indices',
 // then G9, the given output sizes equal to them exactly.
+template <class Deferred = void>
 inline void check_gather_nd1_sizes(const Layout& input, const Layout& indices, const Layout& output,
                                    std::uint32_t r, std::uint32_t q, std::uint32_t b) {
   const std::vector<std::uint32_t> inferred =
@@ -8747,6 +8780,7 @@ struct GatherNd1OperatorDesc {
 
 namespace detail {
 
+template <class Deferred = void>
 inline void check_gather_nd1_options(const GatherNd1Options& options) {
   if (options.index_policy != IndexPolicy::Error && options.index_policy != IndexPolicy::Clamp) {
     fail(ErrorCode::InvalidOption, kGatherNd1Name, ": index_policy is ",
@@ -8759,6 +8793,7 @@ inline void check_gather_nd1_options(const GatherNd1Options& options) {
 // G1, G2, G3, the feature-level tables, then G4-G9, on tensors that passed T1-T12; shared by both
 // layers so each rule lives once (on the typed layer G2 and G3 hold by construction: one element
 // type T, and I an IndexElement).
+template <class Deferred = void>
 inline void check_gather_nd1_rules(
     const Layout& input, DataType input_type, const Layout& indices, DataType indices_type,
     const Layout& output, DataType output_type, std::uint32_t r, std::uint32_t q, std::uint32_t b,
@@ -8792,6 +8827,7 @@ inline void check_gather_nd1_rules(
 // R - q + j is input dimension R - r + j), 2 the output offset of its slice (tuple dimension i is
 // output dimension `lead` + i; strides 0 without an output, for a pass that writes nothing).
 // Planned with the strided-copy core, so walking it costs one add per tuple and operand.
+template <class Deferred = void>
 inline CopyPlan gather_nd1_tuple_grid(const Layout& indices, const Layout& input,
                                       const Layout* output, std::uint32_t r, std::uint32_t q,
                                       std::uint32_t b, std::uint32_t lead) {
@@ -8807,6 +8843,7 @@ inline CopyPlan gather_nd1_tuple_grid(const Layout& indices, const Layout& input
 
 // What a tuple's m indices address: index j selects along input dimension R - r + b + j (after
 // the leading 1s and the batch dimensions), resolved by G10's policy.
+template <class Deferred = void>
 inline IndexTuples gather_nd1_tuples(const Layout& indices, const Layout& input, std::uint32_t r,
                                      std::uint32_t b, IndexPolicy policy, const void* data) {
   const std::uint32_t rank = indices.rank;
@@ -8893,6 +8930,7 @@ struct GatherNd1Plan {
   IndexTuples tuples;
 };
 
+template <class Deferred = void>
 inline GatherNd1Plan plan_gather_nd1(const Layout& input, const Layout& indices,
                                      const Layout& output, std::size_t element_bytes,
                                      std::uint32_t r, std::uint32_t q, std::uint32_t b,
@@ -8979,6 +9017,7 @@ void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorVi
 namespace detail {
 
 // The description-only checks: options, T1-T9, T11, T12, then G1-G3, the tables and G4-G9.
+template <class Deferred = void>
 inline std::array<ValidatedTensor, 3> validate_gather_nd1_descs(const GatherNd1OperatorDesc& desc,
                                                                 const GatherNd1Options& options) {
   const std::string_view op = kGatherNd1Name;
@@ -8994,6 +9033,7 @@ inline std::array<ValidatedTensor, 3> validate_gather_nd1_descs(const GatherNd1O
 }
 
 // Everything: the description checks, then T9/T10 per binding, T13, and the G10 pass.
+template <class Deferred = void>
 inline std::array<BoundTensor, 3> bind_gather_nd1(const GatherNd1OperatorDesc& desc,
                                                   ConstBuffer input, ConstBuffer indices,
                                                   Buffer output, const GatherNd1Options& options) {
@@ -9016,6 +9056,7 @@ inline std::array<BoundTensor, 3> bind_gather_nd1(const GatherNd1OperatorDesc& d
 
 // The description-only checks (no buffers): options, T1-T9, T11, T12, G1-G9 and the feature-level
 // table. Returns the output sizes. G10, T10 and T13 need the buffers: see the overload below.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDesc& desc,
                                                       const GatherNd1Options& options = {}) {
   return detail::size_vector(detail::validate_gather_nd1_descs(desc, options)[2].layout);
@@ -9023,6 +9064,7 @@ inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDes
 
 // Everything, without writing: the description checks, then T9/T10 per buffer, T13, and G10 over
 // every index. Returns the output sizes.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_gather_nd1(
     const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices, Buffer output,
     const GatherNd1Options& options = {}) {
@@ -9146,6 +9188,7 @@ struct PiecesRoles {
 };
 
 // "InputTensors[2]".
+template <class Deferred = void>
 inline std::string piece_name(const PiecesRoles& roles, std::size_t i) {
   return std::string(roles.pieces) + "[" + std::to_string(i) + "]";
 }
@@ -9178,6 +9221,7 @@ struct PiecesLayouts {
 // The five rules, in order, on tensors that passed T1-T12, then the feature-level table in the
 // description's order; fills in `layouts.axis_offsets`. `piece_types` is empty on the typed layer,
 // where one element type makes the DataType rule hold by construction.
+template <class Deferred = void>
 inline void check_pieces_rules(const PiecesRoles& roles, PiecesLayouts& layouts,
                                std::span<const DataType> piece_types, FeatureLevel target) {
   const auto [count_rule, rank_rule, type_rule, axis_rule, sizes_rule, sum_rule] = roles.rules;
@@ -9245,6 +9289,7 @@ struct ViewRef {
 // Every typed check, in order: the target level, the count rule, each view (pointer, T2-T4, T8
 // reach, T12 for outputs), the five rules, the feature-level table, T13. Untyped, so it compiles
 // once rather than per element type.
+template <class Deferred = void>
 inline PiecesLayouts check_piece_views(const PiecesRoles& roles, std::span<const ViewRef> pieces,
                                        const ViewRef& whole, DataType type,
                                        std::size_t element_bytes, std::uint32_t axis,
@@ -9302,6 +9347,7 @@ struct BoundPieces {
   std::vector<BoundTensor> tensors;
 };
 
+template <class Deferred = void>
 inline void check_pieces_counts(const PiecesRoles& roles, const PiecesDesc& desc,
                                 FeatureLevel target) {
   check_target_level(roles.op, target, roles.introduced);
@@ -9316,6 +9362,7 @@ inline void check_pieces_counts(const PiecesRoles& roles, const PiecesDesc& desc
 
 // Every rule that needs no buffer, in the order counts, T1-T12 per tensor, the five rules, the
 // feature-level table.
+template <class Deferred = void>
 inline std::vector<ValidatedTensor> validate_pieces_descs(const PiecesRoles& roles,
                                                           const PiecesDesc& desc,
                                                           FeatureLevel target,
@@ -9343,6 +9390,7 @@ inline std::vector<ValidatedTensor> validate_pieces_descs(const PiecesRoles& rol
 }
 
 // All of the above plus the bindings: one buffer per piece, T9, T10, then T13.
+template <class Deferred = void>
 inline BoundPieces bind_pieces(const PiecesRoles& roles, const PiecesDesc& desc,
                                std::span<const ConstBuffer> pieces, ConstBuffer whole,
                                FeatureLevel target) {
@@ -9379,6 +9427,7 @@ std::vector<TensorView<V>> bound_piece_views(const PiecesRoles& roles, const Bou
 }
 
 // The engine's description of the bound pieces (`pieces`: the span of them in bound.tensors).
+template <class Deferred = void>
 inline PiecesAlongAxis bound_pieces_along_axis(const PiecesRoles& roles, const BoundPieces& bound,
                                                const std::span<const BoundTensor>& pieces) {
   const BoundTensor& whole = roles.whole_is_input ? bound.tensors.front() : bound.tensors.back();
@@ -9440,8 +9489,10 @@ inline constexpr PiecesRoles kJoinRoles{
     {ErrorCode::J1, ErrorCode::J2, ErrorCode::J3, ErrorCode::J4, ErrorCode::J5, ErrorCode::J6},
     kJoinSupport, kJoinIntroduced};
 
+template <class Deferred = void>
 inline std::string join_input_name(std::size_t i) { return piece_name(kJoinRoles, i); }
 
+template <class Deferred = void>
 inline JoinLayouts join_layouts(PiecesLayouts&& p) {
   return {p.data_type, p.axis, std::move(p.pieces), p.whole, std::move(p.axis_offsets)};
 }
@@ -9469,6 +9520,7 @@ void join_reference(std::span<const TensorView<const T>> inputs, const TensorVie
 
 // The first input's sizes with Sizes[Axis] replaced by the sum of the inputs' Sizes[Axis]; checks
 // J1, J2, J4, J5 and T2-T4 on the inputs and the result.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> infer_join_output_sizes(
     std::span<const std::vector<std::uint32_t>> input_sizes, std::uint32_t axis) {
   using detail::fail;
@@ -9520,6 +9572,7 @@ inline std::vector<std::uint32_t> infer_join_output_sizes(
   return out;
 }
 
+template <class Deferred = void>
 inline std::vector<std::uint32_t> infer_join_output_sizes(
     std::initializer_list<std::vector<std::uint32_t>> input_sizes, std::uint32_t axis) {
   return infer_join_output_sizes(
@@ -9557,6 +9610,7 @@ inline PiecesDesc pieces_desc(const JoinOperatorDesc& desc) {
   return {desc.InputTensors, desc.InputCount, desc.OutputTensor, desc.Axis};
 }
 
+template <class Deferred = void>
 inline BoundJoin bind_join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs,
                            Buffer output, const JoinOptions& options) {
   return bind_pieces(kJoinRoles, pieces_desc(desc), inputs, output, options.feature_level);
@@ -9573,6 +9627,7 @@ void join_fast(std::span<const TensorView<const T>> inputs, const TensorView<T>&
 }
 
 // The same for bound tensors: InputTensors, then OutputTensor.
+template <class Deferred = void>
 inline PiecesAlongAxis join_pieces(const BoundJoin& bound,
                                    const std::span<const BoundTensor>& inputs) {
   return bound_pieces_along_axis(kJoinRoles, bound, inputs);
@@ -9581,6 +9636,7 @@ inline PiecesAlongAxis join_pieces(const BoundJoin& bound,
 }  // namespace detail
 
 // Every rule that needs no buffer (J1-J6, T1-T9, T11, T12, the feature-level table).
+template <class Deferred = void>
 inline JoinLayouts validate_join(const JoinOperatorDesc& desc, const JoinOptions& options = {}) {
   detail::PiecesLayouts layouts;
   detail::validate_pieces_descs(detail::kJoinRoles, detail::pieces_desc(desc),
@@ -9589,10 +9645,12 @@ inline JoinLayouts validate_join(const JoinOperatorDesc& desc, const JoinOptions
 }
 
 // All of the above plus the bindings: one buffer per input (T9, T10) and no overlap (T13).
+template <class Deferred = void>
 inline JoinLayouts validate_join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs,
                                  Buffer output, const JoinOptions& options = {}) {
   return detail::join_layouts(detail::bind_join(desc, inputs, output, options).layouts);
 }
+template <class Deferred = void>
 inline JoinLayouts validate_join(const JoinOperatorDesc& desc,
                                  std::initializer_list<ConstBuffer> inputs, Buffer output,
                                  const JoinOptions& options = {}) {
@@ -9764,6 +9822,7 @@ inline constexpr std::string_view kReverseSubsequencesOp = "REVERSE_SUBSEQUENCES
 // R1-R5 and the feature-level tables, on tensors that already passed T1-T12. Shared by the typed
 // and the runtime layer so each rule lives once. Order: R1 and R5 first, since R2 and R3 index
 // Sizes by dimension and by Axis.
+template <class Deferred = void>
 inline void check_reverse_subsequences_rules(const Layout& input, DataType input_type,
                                              const Layout& lengths, DataType lengths_type,
                                              const Layout& output, DataType output_type,
@@ -9837,6 +9896,7 @@ void reverse_subsequences_reference(TensorView<const T> input,
 
 // The fast path's plan: one run per subsequence, found by a plan over every dimension but Axis
 // (its size set to 1, which the plan drops) for the three operands input, lengths and output.
+template <class Deferred = void>
 inline ReversedRuns plan_reverse_subsequences(const Layout& input, const Layout& lengths,
                                               const Layout& output, std::uint32_t axis) {
   std::array<std::uint32_t, kMaxRank> sizes = input.sizes;
@@ -9930,6 +9990,7 @@ void reverse_subsequences(TensorView<const std::type_identity_t<T>> input,
 namespace detail {
 
 // T1-T9, T11, T12 on each description, then R1-R5 and the tables. No buffers.
+template <class Deferred = void>
 inline std::array<ValidatedTensor, 3> validate_reverse_subsequences_descs(
     const ReverseSubsequencesOperatorDesc& desc, const ReverseSubsequencesOptions& options) {
   constexpr std::string_view op = kReverseSubsequencesOp;
@@ -9945,6 +10006,7 @@ inline std::array<ValidatedTensor, 3> validate_reverse_subsequences_descs(
 }
 
 // Everything above, then each binding (T9 alignment, T10 size) and T13.
+template <class Deferred = void>
 inline std::array<BoundTensor, 3> bind_reverse_subsequences(
     const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input, ConstBuffer sequence_lengths,
     Buffer output, const ReverseSubsequencesOptions& options) {
@@ -9961,6 +10023,7 @@ inline std::array<BoundTensor, 3> bind_reverse_subsequences(
 }  // namespace detail
 
 // Desc-only validation: what a harness can check before it has memory. Returns the output's Sizes.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_reverse_subsequences(
     const ReverseSubsequencesOperatorDesc& desc, const ReverseSubsequencesOptions& options = {}) {
   return detail::size_vector(
@@ -9968,6 +10031,7 @@ inline std::vector<std::uint32_t> validate_reverse_subsequences(
 }
 
 // Full validation with the buffers (adds T9 on addresses, T10, T13). Never reads or writes them.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_reverse_subsequences(
     const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input, ConstBuffer sequence_lengths,
     Buffer output, const ReverseSubsequencesOptions& options = {}) {
@@ -10121,6 +10185,7 @@ inline constexpr std::string_view kScatterOp = "SCATTER";
 
 // --- validation shared by both layers -------------------------------------------------------
 
+template <class Deferred = void>
 inline void check_scatter_options(const ScatterOptions& options) {
   check_target_level(kScatterOp, options.feature_level, kScatterIntroduced);
   if (options.index_policy != IndexPolicy::Error && options.index_policy != IndexPolicy::Clamp) {
@@ -10140,6 +10205,7 @@ inline void check_scatter_options(const ScatterOptions& options) {
 // each rule lives once. `output` is null where no output takes part (find_scatter_collisions).
 // `types`: InputTensor's, IndicesTensor's, UpdatesTensor's, OutputTensor's; on the typed layer
 // SC2 and SC3 hold by construction (one element type T, and I an IndexElement).
+template <class Deferred = void>
 inline void check_scatter_rules(const Layout& input, const Layout& indices, const Layout& updates,
                                 const Layout* output, const std::array<DataType, 4>& types,
                                 std::uint32_t axis, FeatureLevel target) {
@@ -10388,6 +10454,7 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
 // which all three strides are 0 (indices and updates both broadcast along Axis) only repeats the
 // same stores, and the last repeat leaves what the first did: it is walked once, so the work
 // follows the tensors' real elements, not their logical count.
+template <class Deferred = void>
 inline ElementScatter plan_scatter(const Layout& indices, const Layout& updates,
                                    const Layout& output, std::uint32_t axis) {
   std::array<std::array<std::int64_t, kMaxRank>, 3> strides{indices.strides, updates.strides,
@@ -10480,6 +10547,7 @@ struct ScatterDescs {
 };
 
 // Everything that needs no buffer: T1-T9, T11, T12, SC1-SC7, the feature-level table.
+template <class Deferred = void>
 inline ScatterDescs validate_scatter_descs(const ScatterOperatorDesc& desc,
                                            const ScatterOptions& options) {
   check_scatter_options(options);
@@ -10513,6 +10581,7 @@ decltype(auto) visit_width_and_index(const ScatterBound& b, F&& f) {
 // The descriptions, then the buffers (T9, T10), T13 when the output is written, then the index
 // pass (SC8) and, unless only collisions are wanted, DuplicatePolicy::Reject.
 // `narrowed`: as check_scatter_indices.
+template <class Deferred = void>
 inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer input,
                                  ConstBuffer indices, ConstBuffer updates,
                                  const ConstBuffer* output, ScatterUse use,
@@ -10546,6 +10615,7 @@ inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer in
 
 // Desc-only validation (no buffers): T1-T9, T11, T12, SC1-SC7 and the feature-level table.
 // Returns OutputTensor's sizes (equal to InputTensor's, SC5).
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& desc,
                                                    const ScatterOptions& options = {}) {
   return detail::size_vector(detail::validate_scatter_descs(desc, options).input.layout);
@@ -10553,6 +10623,7 @@ inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& de
 
 // Full validation with the buffers: the above plus T9 and T10 on each binding, T13, SC8, and
 // duplicates under DuplicatePolicy::Reject. Reads the indices, writes nothing.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& desc,
                                                    ConstBuffer input, ConstBuffer indices,
                                                    ConstBuffer updates, Buffer output,
@@ -11180,8 +11251,10 @@ inline constexpr PiecesRoles kSplitRoles{
     {ErrorCode::S1, ErrorCode::S2, ErrorCode::S3, ErrorCode::S4, ErrorCode::S5, ErrorCode::S6},
     kSplitSupport, kSplitIntroduced};
 
+template <class Deferred = void>
 inline std::string split_output_name(std::size_t i) { return piece_name(kSplitRoles, i); }
 
+template <class Deferred = void>
 inline SplitLayouts split_layouts(PiecesLayouts&& p) {
   return {p.data_type, p.axis, p.whole, std::move(p.pieces), std::move(p.axis_offsets)};
 }
@@ -11210,6 +11283,7 @@ void split_reference(const TensorView<const T>& input, std::span<const TensorVie
 
 namespace detail {
 
+template <class Deferred = void>
 inline Layout check_split_input_sizes(std::span<const std::uint32_t> input_sizes,
                                       std::uint32_t axis) {
   if (input_sizes.empty() || input_sizes.size() > kMaxRank) {
@@ -11229,6 +11303,7 @@ inline Layout check_split_input_sizes(std::span<const std::uint32_t> input_sizes
 
 // One output per piece: the input's sizes with Sizes[Axis] replaced by the piece. Checks T2-T4 on
 // the input, S4, S1 (at least one piece), T3 (no piece of 0) and S6 (the pieces sum to the axis).
+template <class Deferred = void>
 inline std::vector<std::vector<std::uint32_t>> infer_split_output_sizes(
     std::span<const std::uint32_t> input_sizes, std::uint32_t axis,
     std::span<const std::uint32_t> pieces) {
@@ -11262,6 +11337,7 @@ inline std::vector<std::vector<std::uint32_t>> infer_split_output_sizes(
 }
 
 // Braces pick this overload over the count one, so `{6}` is one piece of 6, never 6 pieces.
+template <class Deferred = void>
 inline std::vector<std::vector<std::uint32_t>> infer_split_output_sizes(
     std::span<const std::uint32_t> input_sizes, std::uint32_t axis,
     std::initializer_list<std::uint32_t> pieces) {
@@ -11270,6 +11346,7 @@ inline std::vector<std::vector<std::uint32_t>> infer_split_output_sizes(
 }
 
 // `count` equal outputs; the axis size must divide evenly (S1: count > 0, S6).
+template <class Deferred = void>
 inline std::vector<std::vector<std::uint32_t>> infer_split_output_sizes(
     std::span<const std::uint32_t> input_sizes, std::uint32_t axis, std::uint32_t count) {
   using detail::fail;
@@ -11326,6 +11403,7 @@ inline PiecesDesc pieces_desc(const SplitOperatorDesc& desc) {
   return {desc.OutputTensors, desc.OutputCount, desc.InputTensor, desc.Axis};
 }
 
+template <class Deferred = void>
 inline BoundSplit bind_split(const SplitOperatorDesc& desc, ConstBuffer input,
                              std::span<const Buffer> outputs, const SplitOptions& options) {
   const std::vector<ConstBuffer> pieces(outputs.begin(), outputs.end());
@@ -11343,6 +11421,7 @@ void split_fast(const TensorView<const T>& input, std::span<const TensorView<T>>
 }
 
 // The same for bound tensors: InputTensor, then OutputTensors.
+template <class Deferred = void>
 inline PiecesAlongAxis split_pieces(const BoundSplit& bound,
                                     const std::span<const BoundTensor>& outputs) {
   return bound_pieces_along_axis(kSplitRoles, bound, outputs);
@@ -11351,6 +11430,7 @@ inline PiecesAlongAxis split_pieces(const BoundSplit& bound,
 }  // namespace detail
 
 // Every rule that needs no buffer (S1-S6, T1-T9, T11, T12, the feature-level table).
+template <class Deferred = void>
 inline SplitLayouts validate_split(const SplitOperatorDesc& desc,
                                    const SplitOptions& options = {}) {
   detail::PiecesLayouts layouts;
@@ -11360,11 +11440,13 @@ inline SplitLayouts validate_split(const SplitOperatorDesc& desc,
 }
 
 // All of the above plus the bindings: one buffer per output (T9, T10) and no overlap (T13).
+template <class Deferred = void>
 inline SplitLayouts validate_split(const SplitOperatorDesc& desc, ConstBuffer input,
                                    std::span<const Buffer> outputs,
                                    const SplitOptions& options = {}) {
   return detail::split_layouts(detail::bind_split(desc, input, outputs, options).layouts);
 }
+template <class Deferred = void>
 inline SplitLayouts validate_split(const SplitOperatorDesc& desc, ConstBuffer input,
                                    std::initializer_list<Buffer> outputs,
                                    const SplitOptions& options = {}) {

@@ -66,6 +66,7 @@ struct GatherNd1OperatorDesc {
 
 namespace detail {
 
+template <class Deferred = void>
 inline void check_gather_nd1_options(const GatherNd1Options& options) {
   if (options.index_policy != IndexPolicy::Error && options.index_policy != IndexPolicy::Clamp) {
     fail(ErrorCode::InvalidOption, kGatherNd1Name, ": index_policy is ",
@@ -78,6 +79,7 @@ inline void check_gather_nd1_options(const GatherNd1Options& options) {
 // G1, G2, G3, the feature-level tables, then G4-G9, on tensors that passed T1-T12; shared by both
 // layers so each rule lives once (on the typed layer G2 and G3 hold by construction: one element
 // type T, and I an IndexElement).
+template <class Deferred = void>
 inline void check_gather_nd1_rules(
     const Layout& input, DataType input_type, const Layout& indices, DataType indices_type,
     const Layout& output, DataType output_type, std::uint32_t r, std::uint32_t q, std::uint32_t b,
@@ -111,6 +113,7 @@ inline void check_gather_nd1_rules(
 // R - q + j is input dimension R - r + j), 2 the output offset of its slice (tuple dimension i is
 // output dimension `lead` + i; strides 0 without an output, for a pass that writes nothing).
 // Planned with the strided-copy core, so walking it costs one add per tuple and operand.
+template <class Deferred = void>
 inline CopyPlan gather_nd1_tuple_grid(const Layout& indices, const Layout& input,
                                       const Layout* output, std::uint32_t r, std::uint32_t q,
                                       std::uint32_t b, std::uint32_t lead) {
@@ -126,6 +129,7 @@ inline CopyPlan gather_nd1_tuple_grid(const Layout& indices, const Layout& input
 
 // What a tuple's m indices address: index j selects along input dimension R - r + b + j (after
 // the leading 1s and the batch dimensions), resolved by G10's policy.
+template <class Deferred = void>
 inline IndexTuples gather_nd1_tuples(const Layout& indices, const Layout& input, std::uint32_t r,
                                      std::uint32_t b, IndexPolicy policy, const void* data) {
   const std::uint32_t rank = indices.rank;
@@ -212,6 +216,7 @@ struct GatherNd1Plan {
   IndexTuples tuples;
 };
 
+template <class Deferred = void>
 inline GatherNd1Plan plan_gather_nd1(const Layout& input, const Layout& indices,
                                      const Layout& output, std::size_t element_bytes,
                                      std::uint32_t r, std::uint32_t q, std::uint32_t b,
@@ -298,6 +303,7 @@ void gather_nd1(TensorView<const T> input, TensorView<const I> indices, TensorVi
 namespace detail {
 
 // The description-only checks: options, T1-T9, T11, T12, then G1-G3, the tables and G4-G9.
+template <class Deferred = void>
 inline std::array<ValidatedTensor, 3> validate_gather_nd1_descs(const GatherNd1OperatorDesc& desc,
                                                                 const GatherNd1Options& options) {
   const std::string_view op = kGatherNd1Name;
@@ -313,6 +319,7 @@ inline std::array<ValidatedTensor, 3> validate_gather_nd1_descs(const GatherNd1O
 }
 
 // Everything: the description checks, then T9/T10 per binding, T13, and the G10 pass.
+template <class Deferred = void>
 inline std::array<BoundTensor, 3> bind_gather_nd1(const GatherNd1OperatorDesc& desc,
                                                   ConstBuffer input, ConstBuffer indices,
                                                   Buffer output, const GatherNd1Options& options) {
@@ -335,6 +342,7 @@ inline std::array<BoundTensor, 3> bind_gather_nd1(const GatherNd1OperatorDesc& d
 
 // The description-only checks (no buffers): options, T1-T9, T11, T12, G1-G9 and the feature-level
 // table. Returns the output sizes. G10, T10 and T13 need the buffers: see the overload below.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDesc& desc,
                                                       const GatherNd1Options& options = {}) {
   return detail::size_vector(detail::validate_gather_nd1_descs(desc, options)[2].layout);
@@ -342,6 +350,7 @@ inline std::vector<std::uint32_t> validate_gather_nd1(const GatherNd1OperatorDes
 
 // Everything, without writing: the description checks, then T9/T10 per buffer, T13, and G10 over
 // every index. Returns the output sizes.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_gather_nd1(
     const GatherNd1OperatorDesc& desc, ConstBuffer input, ConstBuffer indices, Buffer output,
     const GatherNd1Options& options = {}) {

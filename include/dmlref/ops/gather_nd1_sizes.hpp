@@ -24,6 +24,7 @@ inline constexpr std::string_view kGatherNd1Name = "GATHER_ND1";
 // sizes"), after checking G1 and G4-G8 (and T2-T4 on the sizes themselves); the output's own
 // DimensionCount is the validators' to check against R (G1).
 // Example 3: ({3,4,5,6,7}, {1,1,1,2,3}, 5, 3, 0) -> {1,1,2,6,7}.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
     std::span<const std::uint32_t> input_sizes, std::span<const std::uint32_t> indices_sizes,
     std::uint32_t r, std::uint32_t q, std::uint32_t b) {
@@ -128,6 +129,7 @@ inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
   }
   return out;
 }
+template <class Deferred = void>
 inline std::vector<std::uint32_t> infer_gather_nd1_output_sizes(
     std::initializer_list<std::uint32_t> input_sizes,
     std::initializer_list<std::uint32_t> indices_sizes, std::uint32_t input_dimension_count,
@@ -142,6 +144,7 @@ namespace detail {
 
 // G4-G9 on the operator's tensors: the output sizes inferred from the input's and the indices',
 // then G9, the given output sizes equal to them exactly.
+template <class Deferred = void>
 inline void check_gather_nd1_sizes(const Layout& input, const Layout& indices, const Layout& output,
                                    std::uint32_t r, std::uint32_t q, std::uint32_t b) {
   const std::vector<std::uint32_t> inferred =

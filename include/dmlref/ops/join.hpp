@@ -64,8 +64,10 @@ inline constexpr PiecesRoles kJoinRoles{
     {ErrorCode::J1, ErrorCode::J2, ErrorCode::J3, ErrorCode::J4, ErrorCode::J5, ErrorCode::J6},
     kJoinSupport, kJoinIntroduced};
 
+template <class Deferred = void>
 inline std::string join_input_name(std::size_t i) { return piece_name(kJoinRoles, i); }
 
+template <class Deferred = void>
 inline JoinLayouts join_layouts(PiecesLayouts&& p) {
   return {p.data_type, p.axis, std::move(p.pieces), p.whole, std::move(p.axis_offsets)};
 }
@@ -93,6 +95,7 @@ void join_reference(std::span<const TensorView<const T>> inputs, const TensorVie
 
 // The first input's sizes with Sizes[Axis] replaced by the sum of the inputs' Sizes[Axis]; checks
 // J1, J2, J4, J5 and T2-T4 on the inputs and the result.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> infer_join_output_sizes(
     std::span<const std::vector<std::uint32_t>> input_sizes, std::uint32_t axis) {
   using detail::fail;
@@ -144,6 +147,7 @@ inline std::vector<std::uint32_t> infer_join_output_sizes(
   return out;
 }
 
+template <class Deferred = void>
 inline std::vector<std::uint32_t> infer_join_output_sizes(
     std::initializer_list<std::vector<std::uint32_t>> input_sizes, std::uint32_t axis) {
   return infer_join_output_sizes(
@@ -181,6 +185,7 @@ inline PiecesDesc pieces_desc(const JoinOperatorDesc& desc) {
   return {desc.InputTensors, desc.InputCount, desc.OutputTensor, desc.Axis};
 }
 
+template <class Deferred = void>
 inline BoundJoin bind_join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs,
                            Buffer output, const JoinOptions& options) {
   return bind_pieces(kJoinRoles, pieces_desc(desc), inputs, output, options.feature_level);
@@ -197,6 +202,7 @@ void join_fast(std::span<const TensorView<const T>> inputs, const TensorView<T>&
 }
 
 // The same for bound tensors: InputTensors, then OutputTensor.
+template <class Deferred = void>
 inline PiecesAlongAxis join_pieces(const BoundJoin& bound,
                                    const std::span<const BoundTensor>& inputs) {
   return bound_pieces_along_axis(kJoinRoles, bound, inputs);
@@ -205,6 +211,7 @@ inline PiecesAlongAxis join_pieces(const BoundJoin& bound,
 }  // namespace detail
 
 // Every rule that needs no buffer (J1-J6, T1-T9, T11, T12, the feature-level table).
+template <class Deferred = void>
 inline JoinLayouts validate_join(const JoinOperatorDesc& desc, const JoinOptions& options = {}) {
   detail::PiecesLayouts layouts;
   detail::validate_pieces_descs(detail::kJoinRoles, detail::pieces_desc(desc),
@@ -213,10 +220,12 @@ inline JoinLayouts validate_join(const JoinOperatorDesc& desc, const JoinOptions
 }
 
 // All of the above plus the bindings: one buffer per input (T9, T10) and no overlap (T13).
+template <class Deferred = void>
 inline JoinLayouts validate_join(const JoinOperatorDesc& desc, std::span<const ConstBuffer> inputs,
                                  Buffer output, const JoinOptions& options = {}) {
   return detail::join_layouts(detail::bind_join(desc, inputs, output, options).layouts);
 }
+template <class Deferred = void>
 inline JoinLayouts validate_join(const JoinOperatorDesc& desc,
                                  std::initializer_list<ConstBuffer> inputs, Buffer output,
                                  const JoinOptions& options = {}) {

@@ -37,6 +37,7 @@ struct PiecesRoles {
 };
 
 // "InputTensors[2]".
+template <class Deferred = void>
 inline std::string piece_name(const PiecesRoles& roles, std::size_t i) {
   return std::string(roles.pieces) + "[" + std::to_string(i) + "]";
 }
@@ -69,6 +70,7 @@ struct PiecesLayouts {
 // The five rules, in order, on tensors that passed T1-T12, then the feature-level table in the
 // description's order; fills in `layouts.axis_offsets`. `piece_types` is empty on the typed layer,
 // where one element type makes the DataType rule hold by construction.
+template <class Deferred = void>
 inline void check_pieces_rules(const PiecesRoles& roles, PiecesLayouts& layouts,
                                std::span<const DataType> piece_types, FeatureLevel target) {
   const auto [count_rule, rank_rule, type_rule, axis_rule, sizes_rule, sum_rule] = roles.rules;
@@ -136,6 +138,7 @@ struct ViewRef {
 // Every typed check, in order: the target level, the count rule, each view (pointer, T2-T4, T8
 // reach, T12 for outputs), the five rules, the feature-level table, T13. Untyped, so it compiles
 // once rather than per element type.
+template <class Deferred = void>
 inline PiecesLayouts check_piece_views(const PiecesRoles& roles, std::span<const ViewRef> pieces,
                                        const ViewRef& whole, DataType type,
                                        std::size_t element_bytes, std::uint32_t axis,
@@ -193,6 +196,7 @@ struct BoundPieces {
   std::vector<BoundTensor> tensors;
 };
 
+template <class Deferred = void>
 inline void check_pieces_counts(const PiecesRoles& roles, const PiecesDesc& desc,
                                 FeatureLevel target) {
   check_target_level(roles.op, target, roles.introduced);
@@ -207,6 +211,7 @@ inline void check_pieces_counts(const PiecesRoles& roles, const PiecesDesc& desc
 
 // Every rule that needs no buffer, in the order counts, T1-T12 per tensor, the five rules, the
 // feature-level table.
+template <class Deferred = void>
 inline std::vector<ValidatedTensor> validate_pieces_descs(const PiecesRoles& roles,
                                                           const PiecesDesc& desc,
                                                           FeatureLevel target,
@@ -234,6 +239,7 @@ inline std::vector<ValidatedTensor> validate_pieces_descs(const PiecesRoles& rol
 }
 
 // All of the above plus the bindings: one buffer per piece, T9, T10, then T13.
+template <class Deferred = void>
 inline BoundPieces bind_pieces(const PiecesRoles& roles, const PiecesDesc& desc,
                                std::span<const ConstBuffer> pieces, ConstBuffer whole,
                                FeatureLevel target) {
@@ -270,6 +276,7 @@ std::vector<TensorView<V>> bound_piece_views(const PiecesRoles& roles, const Bou
 }
 
 // The engine's description of the bound pieces (`pieces`: the span of them in bound.tensors).
+template <class Deferred = void>
 inline PiecesAlongAxis bound_pieces_along_axis(const PiecesRoles& roles, const BoundPieces& bound,
                                                const std::span<const BoundTensor>& pieces) {
   const BoundTensor& whole = roles.whole_is_input ? bound.tensors.front() : bound.tensors.back();

@@ -76,6 +76,7 @@ inline constexpr std::string_view kReverseSubsequencesOp = "REVERSE_SUBSEQUENCES
 // R1-R5 and the feature-level tables, on tensors that already passed T1-T12. Shared by the typed
 // and the runtime layer so each rule lives once. Order: R1 and R5 first, since R2 and R3 index
 // Sizes by dimension and by Axis.
+template <class Deferred = void>
 inline void check_reverse_subsequences_rules(const Layout& input, DataType input_type,
                                              const Layout& lengths, DataType lengths_type,
                                              const Layout& output, DataType output_type,
@@ -149,6 +150,7 @@ void reverse_subsequences_reference(TensorView<const T> input,
 
 // The fast path's plan: one run per subsequence, found by a plan over every dimension but Axis
 // (its size set to 1, which the plan drops) for the three operands input, lengths and output.
+template <class Deferred = void>
 inline ReversedRuns plan_reverse_subsequences(const Layout& input, const Layout& lengths,
                                               const Layout& output, std::uint32_t axis) {
   std::array<std::uint32_t, kMaxRank> sizes = input.sizes;
@@ -242,6 +244,7 @@ void reverse_subsequences(TensorView<const std::type_identity_t<T>> input,
 namespace detail {
 
 // T1-T9, T11, T12 on each description, then R1-R5 and the tables. No buffers.
+template <class Deferred = void>
 inline std::array<ValidatedTensor, 3> validate_reverse_subsequences_descs(
     const ReverseSubsequencesOperatorDesc& desc, const ReverseSubsequencesOptions& options) {
   constexpr std::string_view op = kReverseSubsequencesOp;
@@ -257,6 +260,7 @@ inline std::array<ValidatedTensor, 3> validate_reverse_subsequences_descs(
 }
 
 // Everything above, then each binding (T9 alignment, T10 size) and T13.
+template <class Deferred = void>
 inline std::array<BoundTensor, 3> bind_reverse_subsequences(
     const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input, ConstBuffer sequence_lengths,
     Buffer output, const ReverseSubsequencesOptions& options) {
@@ -273,6 +277,7 @@ inline std::array<BoundTensor, 3> bind_reverse_subsequences(
 }  // namespace detail
 
 // Desc-only validation: what a harness can check before it has memory. Returns the output's Sizes.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_reverse_subsequences(
     const ReverseSubsequencesOperatorDesc& desc, const ReverseSubsequencesOptions& options = {}) {
   return detail::size_vector(
@@ -280,6 +285,7 @@ inline std::vector<std::uint32_t> validate_reverse_subsequences(
 }
 
 // Full validation with the buffers (adds T9 on addresses, T10, T13). Never reads or writes them.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_reverse_subsequences(
     const ReverseSubsequencesOperatorDesc& desc, ConstBuffer input, ConstBuffer sequence_lengths,
     Buffer output, const ReverseSubsequencesOptions& options = {}) {

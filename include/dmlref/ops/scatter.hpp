@@ -77,6 +77,7 @@ inline constexpr std::string_view kScatterOp = "SCATTER";
 
 // --- validation shared by both layers -------------------------------------------------------
 
+template <class Deferred = void>
 inline void check_scatter_options(const ScatterOptions& options) {
   check_target_level(kScatterOp, options.feature_level, kScatterIntroduced);
   if (options.index_policy != IndexPolicy::Error && options.index_policy != IndexPolicy::Clamp) {
@@ -96,6 +97,7 @@ inline void check_scatter_options(const ScatterOptions& options) {
 // each rule lives once. `output` is null where no output takes part (find_scatter_collisions).
 // `types`: InputTensor's, IndicesTensor's, UpdatesTensor's, OutputTensor's; on the typed layer
 // SC2 and SC3 hold by construction (one element type T, and I an IndexElement).
+template <class Deferred = void>
 inline void check_scatter_rules(const Layout& input, const Layout& indices, const Layout& updates,
                                 const Layout* output, const std::array<DataType, 4>& types,
                                 std::uint32_t axis, FeatureLevel target) {
@@ -344,6 +346,7 @@ void scatter_targets(const void* context, std::int64_t first, std::int64_t step,
 // which all three strides are 0 (indices and updates both broadcast along Axis) only repeats the
 // same stores, and the last repeat leaves what the first did: it is walked once, so the work
 // follows the tensors' real elements, not their logical count.
+template <class Deferred = void>
 inline ElementScatter plan_scatter(const Layout& indices, const Layout& updates,
                                    const Layout& output, std::uint32_t axis) {
   std::array<std::array<std::int64_t, kMaxRank>, 3> strides{indices.strides, updates.strides,
@@ -436,6 +439,7 @@ struct ScatterDescs {
 };
 
 // Everything that needs no buffer: T1-T9, T11, T12, SC1-SC7, the feature-level table.
+template <class Deferred = void>
 inline ScatterDescs validate_scatter_descs(const ScatterOperatorDesc& desc,
                                            const ScatterOptions& options) {
   check_scatter_options(options);
@@ -469,6 +473,7 @@ decltype(auto) visit_width_and_index(const ScatterBound& b, F&& f) {
 // The descriptions, then the buffers (T9, T10), T13 when the output is written, then the index
 // pass (SC8) and, unless only collisions are wanted, DuplicatePolicy::Reject.
 // `narrowed`: as check_scatter_indices.
+template <class Deferred = void>
 inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer input,
                                  ConstBuffer indices, ConstBuffer updates,
                                  const ConstBuffer* output, ScatterUse use,
@@ -502,6 +507,7 @@ inline ScatterBound bind_scatter(const ScatterOperatorDesc& desc, ConstBuffer in
 
 // Desc-only validation (no buffers): T1-T9, T11, T12, SC1-SC7 and the feature-level table.
 // Returns OutputTensor's sizes (equal to InputTensor's, SC5).
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& desc,
                                                    const ScatterOptions& options = {}) {
   return detail::size_vector(detail::validate_scatter_descs(desc, options).input.layout);
@@ -509,6 +515,7 @@ inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& de
 
 // Full validation with the buffers: the above plus T9 and T10 on each binding, T13, SC8, and
 // duplicates under DuplicatePolicy::Reject. Reads the indices, writes nothing.
+template <class Deferred = void>
 inline std::vector<std::uint32_t> validate_scatter(const ScatterOperatorDesc& desc,
                                                    ConstBuffer input, ConstBuffer indices,
                                                    ConstBuffer updates, Buffer output,

@@ -65,8 +65,10 @@ inline constexpr PiecesRoles kSplitRoles{
     {ErrorCode::S1, ErrorCode::S2, ErrorCode::S3, ErrorCode::S4, ErrorCode::S5, ErrorCode::S6},
     kSplitSupport, kSplitIntroduced};
 
+template <class Deferred = void>
 inline std::string split_output_name(std::size_t i) { return piece_name(kSplitRoles, i); }
 
+template <class Deferred = void>
 inline SplitLayouts split_layouts(PiecesLayouts&& p) {
   return {p.data_type, p.axis, p.whole, std::move(p.pieces), std::move(p.axis_offsets)};
 }
@@ -95,6 +97,7 @@ void split_reference(const TensorView<const T>& input, std::span<const TensorVie
 
 namespace detail {
 
+template <class Deferred = void>
 inline Layout check_split_input_sizes(std::span<const std::uint32_t> input_sizes,
                                       std::uint32_t axis) {
   if (input_sizes.empty() || input_sizes.size() > kMaxRank) {
@@ -114,6 +117,7 @@ inline Layout check_split_input_sizes(std::span<const std::uint32_t> input_sizes
 
 // One output per piece: the input's sizes with Sizes[Axis] replaced by the piece. Checks T2-T4 on
 // the input, S4, S1 (at least one piece), T3 (no piece of 0) and S6 (the pieces sum to the axis).
+template <class Deferred = void>
 inline std::vector<std::vector<std::uint32_t>> infer_split_output_sizes(
     std::span<const std::uint32_t> input_sizes, std::uint32_t axis,
     std::span<const std::uint32_t> pieces) {
@@ -147,6 +151,7 @@ inline std::vector<std::vector<std::uint32_t>> infer_split_output_sizes(
 }
 
 // Braces pick this overload over the count one, so `{6}` is one piece of 6, never 6 pieces.
+template <class Deferred = void>
 inline std::vector<std::vector<std::uint32_t>> infer_split_output_sizes(
     std::span<const std::uint32_t> input_sizes, std::uint32_t axis,
     std::initializer_list<std::uint32_t> pieces) {
@@ -155,6 +160,7 @@ inline std::vector<std::vector<std::uint32_t>> infer_split_output_sizes(
 }
 
 // `count` equal outputs; the axis size must divide evenly (S1: count > 0, S6).
+template <class Deferred = void>
 inline std::vector<std::vector<std::uint32_t>> infer_split_output_sizes(
     std::span<const std::uint32_t> input_sizes, std::uint32_t axis, std::uint32_t count) {
   using detail::fail;
@@ -211,6 +217,7 @@ inline PiecesDesc pieces_desc(const SplitOperatorDesc& desc) {
   return {desc.OutputTensors, desc.OutputCount, desc.InputTensor, desc.Axis};
 }
 
+template <class Deferred = void>
 inline BoundSplit bind_split(const SplitOperatorDesc& desc, ConstBuffer input,
                              std::span<const Buffer> outputs, const SplitOptions& options) {
   const std::vector<ConstBuffer> pieces(outputs.begin(), outputs.end());
@@ -228,6 +235,7 @@ void split_fast(const TensorView<const T>& input, std::span<const TensorView<T>>
 }
 
 // The same for bound tensors: InputTensor, then OutputTensors.
+template <class Deferred = void>
 inline PiecesAlongAxis split_pieces(const BoundSplit& bound,
                                     const std::span<const BoundTensor>& outputs) {
   return bound_pieces_along_axis(kSplitRoles, bound, outputs);
@@ -236,6 +244,7 @@ inline PiecesAlongAxis split_pieces(const BoundSplit& bound,
 }  // namespace detail
 
 // Every rule that needs no buffer (S1-S6, T1-T9, T11, T12, the feature-level table).
+template <class Deferred = void>
 inline SplitLayouts validate_split(const SplitOperatorDesc& desc,
                                    const SplitOptions& options = {}) {
   detail::PiecesLayouts layouts;
@@ -245,11 +254,13 @@ inline SplitLayouts validate_split(const SplitOperatorDesc& desc,
 }
 
 // All of the above plus the bindings: one buffer per output (T9, T10) and no overlap (T13).
+template <class Deferred = void>
 inline SplitLayouts validate_split(const SplitOperatorDesc& desc, ConstBuffer input,
                                    std::span<const Buffer> outputs,
                                    const SplitOptions& options = {}) {
   return detail::split_layouts(detail::bind_split(desc, input, outputs, options).layouts);
 }
+template <class Deferred = void>
 inline SplitLayouts validate_split(const SplitOperatorDesc& desc, ConstBuffer input,
                                    std::initializer_list<Buffer> outputs,
                                    const SplitOptions& options = {}) {
