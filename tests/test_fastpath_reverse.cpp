@@ -102,8 +102,8 @@ void diff_random_cases(std::uint32_t seed) {
 
 // Axes with the runs side by side (the axis before the last of {lead, n, cols}), a length of its
 // own per run, n in [min_n, min_n + spread). Rows of runs of at most 128 bytes (2 to 20 runs)
-// take three spans split by the runs' shortest and longest lengths (reverse_narrow_rows), unless
-// a tile of 1- or 2-byte runs would be 32 bytes wide; where the runs are one element apart in both
+// take three spans split by the runs' shortest and longest lengths (reverse_narrow_rows; threads
+// take ranges of the axis), unless a tile of 1- or 2-byte runs would be 32 bytes wide; where the runs are one element apart in both
 // tensors and n >= 32, other rows go a tile of runs at a time (transposed into a buffer,
 // reversed, transposed back; threads take runs); otherwise, along long axes (n elements of any
 // type span more than 1 KiB, past what 16 runs keep in the L1 cache) it takes whole chunks of

@@ -6393,6 +6393,24 @@ inline bool reverse_by_tiles(const ReversedRuns& plan) noexcept {
          n <= kReverseTileMaxBuffer / (2 * kReverseTileBytes);
 }
 
+// Runs side by side of different lengths whose row spans at most this many bytes of the input go
+// by reverse_narrow_rows, not in groups that find each element's source row on its own and ask
+// for it ahead (reverse_runs_part).
+inline constexpr std::uint64_t kReverseNarrowRowBytes = 128;
+
+// Whether rows of runs side by side of different lengths go tile by tile (reverse_runs_by_tiles).
+// Narrow rows go by reverse_narrow_rows instead, unless their elements are 1 or 2 bytes and a tile
+// is 32 bytes wide or more: the element loop then costs more than the tiles' transposes. One
+// core, a random length per column, 131072 rows: rows of 32 uint8 3.8 ms by elements against 1.0
+// by tiles, 16 int16 1.6-2.5 against 0.8-1.2; 16 float32 1.9-3.6 against 7.1-7.7, 7 float32
+// 0.6-1.3 against 3.4-3.7, 4 float64 0.29 against 0.67, 8 uint8 0.76 against 2.9.
+inline bool reverse_rows_by_tiles(const ReversedRuns& plan, std::size_t element_bytes) noexcept {
+  const std::uint64_t row_bytes = plan.walk.inner_size() * element_bytes;
+  const bool narrow_rows = row_bytes <= kReverseNarrowRowBytes &&
+                           !(element_bytes <= 2 && row_bytes >= 32);
+  return !narrow_rows && reverse_by_tiles(plan);
+}
+
 // The length `count` runs share from position `first` of `lengths` on, or nullopt where they
 // differ.
 template <class Deferred = void>
@@ -6471,11 +6489,6 @@ void reverse_runs_by_tiles(const W* src, std::int64_t in_axis, W* dst, std::int6
                                 width, stream});
   }
 }
-
-// Runs side by side of different lengths whose row spans at most this many bytes of the input go
-// by reverse_narrow_rows, not in groups that find each element's source row on its own and ask
-// for it ahead (reverse_runs_part).
-inline constexpr std::uint64_t kReverseNarrowRowBytes = 128;
 
 // `count` runs side by side (run j from src + j * in_run, to dst + j * out_run, rows in_axis and
 // out_axis elements apart), run j reversed up to lens[j]: positions [a0, a1) of the axis, in
@@ -6614,16 +6627,8 @@ void reverse_runs_part(const ReversedRuns& plan, const PlanBase& base, const W* 
     };
     std::array<std::uint64_t, kIndexChunk> length;
     // The tiles' buffer (Scratch), taken when a row of runs first needs it, where tiles apply (to
-    // the whole axis only); where it cannot be had, the groups below do the work. Narrow rows go
-    // by reverse_narrow_rows instead, unless their elements are 1 or 2 bytes and a tile is 32
-    // bytes wide or more: the element loop then costs more than the tiles' transposes. One core,
-    // a random length per column, 131072 rows: rows of 32 uint8 3.8 ms by elements against 1.0
-    // by tiles, 16 int16 1.6-2.5 against 0.8-1.2; 16 float32 1.9-3.6 against 7.1-7.7, 7 float32
-    // 0.6-1.3 against 3.4-3.7, 4 float64 0.29 against 0.67, 8 uint8 0.76 against 2.9.
-    const std::uint64_t row_bytes = inner * sizeof(W);
-    const bool narrow_rows = row_bytes <= kReverseNarrowRowBytes &&
-                             !(sizeof(W) <= 2 && row_bytes >= 32);
-    bool tiles_apply = !narrow_rows && a0 == 0 && a1 == n && reverse_by_tiles(plan);
+    // the whole axis only); where it cannot be had, the groups below do the work.
+    bool tiles_apply = a0 == 0 && a1 == n && reverse_rows_by_tiles(plan, sizeof(W));
     const std::uint64_t tile = std::min<std::uint64_t>(kReverseTileBytes / sizeof(W), inner);
     Scratch tiles_memory;
     W* tiles = nullptr;
@@ -6761,7 +6766,10 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
       !(plan.in_step == 1 && plan.out_step == 1) && plan.walk.inner_size() > 1;
   const std::size_t parts = parallel_parts(bytes, ~std::uint64_t{0});
   // Tiles take the whole axis: where they apply (runs of different lengths), threads take runs.
-  const bool by_tiles = side_by_side && parts > 1 && reverse_by_tiles(plan) &&
+  // Narrow rows, which take no tiles, take ranges of the axis below like any other rows: split
+  // into runs, their threads would write parts of the same cache lines (16 MiB float64 {4, 74897,
+  // 7} along axis 1, a random length per column, two threads: 8.1 ms against 2.1 on one).
+  const bool by_tiles = side_by_side && parts > 1 && reverse_rows_by_tiles(plan, sizeof(W)) &&
                         !runs_share_lengths_by_row(plan, lengths, lengths_of);
   if (side_by_side && n >= parts && !by_tiles) {
     // Runs side by side, walked one axis position at a time: where the axis has a position for
