@@ -378,16 +378,18 @@ std::vector<Class> classes() {
   c.push_back(reverse_class("reverse_axis0", 64, false));
   c.push_back(reverse_class("reverse_inner", 16, true));
   // Narrow rows, where the wide classes above never draw: rows of 1 to 32 elements reversed
-  // whole along axis 0 (a flip), and runs of 2 to 8 elements along the last axis, each with its
-  // own length. Matrix only (no peers.py shape).
-  c.push_back({"reverse_axis0_narrow",
-               [](Draw& d, int) {
-                 const DataType t = d.type();
-                 const Sizes lead = d.leading();
-                 const auto [rows, cols] = rows_cols(d, t, lead, about(d, 1, 33), false);
-                 return reverse(d, t, rows, cols, lead, false, true);
-               },
-               nullptr});
+  // along axis 0, whole (a flip) or by a random length per column, and runs of 2 to 8 elements
+  // along the last axis, each with its own length. Matrix only (no peers.py shape).
+  for (const bool full : {true, false}) {
+    c.push_back({full ? "reverse_axis0_narrow" : "reverse_axis0_narrow_lengths",
+                 [full](Draw& d, int) {
+                   const DataType t = d.type();
+                   const Sizes lead = d.leading();
+                   const auto [rows, cols] = rows_cols(d, t, lead, about(d, 1, 33), false);
+                   return reverse(d, t, rows, cols, lead, false, full);
+                 },
+                 nullptr});
+  }
   c.push_back({"reverse_inner_short",
                [](Draw& d, int) {
                  const DataType t = d.type();
