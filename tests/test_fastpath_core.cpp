@@ -182,14 +182,15 @@ TEST_CASE_TEMPLATE("join and split in groups of blocks and in slabs equal the go
 TEST_CASE("copy_pieces streams the runs of an 8 MiB join and split and writes every byte") {
   // Pieces of {rows, width_i} UINT32 joined along the last axis into an 8 MiB output
   // (kStreamMinBytes), and split back. Packed (pad 0) with the output on a line (shift 0), runs
-  // on stream_unit() boundaries stream whole (a JOIN's only if each is 64 bytes or more: the
-  // JOIN of {4, 32, 8, 16} is staged, its SPLIT streams); 16 bytes past a line (numpy's
-  // placement) the same where stream_unit() is 16, and where it is 64 the JOIN's rows are staged
-  // (StagedStream) and the SPLIT's pieces take ordinary stores, as 4 bytes past or with widths
-  // that are not 16-byte multiples; rows of 20 bytes ({2, 3}) are too narrow to stage. With one
-  // element of padding per row, rows start at every 4-byte alignment: runs take ordinary stores
-  // (a line is never written both ways). Checked row by row against the pieces (the golden loop
-  // over 2 Mi elements would be slow under sanitizers).
+  // on stream_unit() boundaries stream whole (a JOIN's only if each is whole lines or 128 bytes
+  // or more: the JOIN of {4, 32, 8, 16} is staged, its SPLIT streams); 16 bytes past a line
+  // (numpy's placement) the same where stream_unit() is 16, except that the JOIN's 64-byte runs
+  // ({16, 16, 16, 16}) are then off a line and staged, and where it is 64 the JOIN's rows are
+  // staged (StagedStream) and the SPLIT's pieces take ordinary stores, as 4 bytes past or with
+  // widths that are not 16-byte multiples; rows of 20 bytes ({2, 3}) are too narrow to stage.
+  // With one element of padding per row, rows start at every 4-byte alignment: runs take
+  // ordinary stores (a line is never written both ways). Checked row by row against the pieces
+  // (the golden loop over 2 Mi elements would be slow under sanitizers).
   const std::vector<std::vector<std::uint32_t>> width_sets = {
       {64, 64, 64, 64}, {16, 16, 16, 16}, {4, 32, 8, 16}, {33, 5, 3}, {2, 3}};
   // `count` elements `shift` bytes past a line in `store`, a line or more of sentinels before.

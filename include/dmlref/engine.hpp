@@ -142,6 +142,18 @@ inline constexpr std::uint64_t kDenseBatchBytes = 1024;
 inline constexpr std::uint64_t kDenseBatchSpanBytes = 2048;
 inline constexpr std::uint64_t kDenseBatchMaxPositions = 256;
 
+// A JOIN's runs stream straight to the output (BlockStores::Streamed) only if they are whole
+// lines or this wide. Narrower ones write each line in parts that come from different blocks a
+// batch apart, which even the AMD core here (stream_unit() 16) wrote to memory part by part:
+// 16 MiB of four float32 pieces 4 wide, one core: 2.8 ms streamed, 0.66-0.70 with ordinary
+// stores; two pieces 8 wide 1.22-1.28 against 0.53-0.56; pieces 16 wide, rows of 64 bytes:
+// 0.53-0.58 streamed, 0.85-0.97 ordinary. Runs of one line off a line did so now and then:
+// four pieces 16 float32 wide, 256 MiB, output 16 bytes past a line (numpy's placement), one
+// core, 20 calls each: 17-21 ms a call in some processes, 86-132 in others and within one,
+// against 26-45 staged (torch.cat 23-38); runs of 128 bytes and more streamed 16-22 ms in every
+// process (staged 24-48).
+inline constexpr std::uint64_t kJoinStreamRunMinBytes = 128;
+
 // A JOIN's rows of fewer bytes take ordinary stores rather than a StagedStream (BlockStores):
 // each staged row is a few narrow stores into the stage, read back at once as wider lines. AMD,
 // 16 MiB, one core: pieces 3 and 3 float32 wide (rows of 24 bytes) 1.07 ms staged against 0.82,
@@ -433,7 +445,8 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
-  // Every run streams_aligned (in a JOIN, a line or more), every step a stream_unit() multiple.
+  // Every run streams_aligned, every step a stream_unit() multiple; in a JOIN, every run
+  // kJoinStreamRunMinBytes or more, or whole lines at every position.
   bool runs_aligned = true;
   const auto unit = static_cast<std::int64_t>(stream_unit());
   std::uint64_t whole_blocks = 0, whole_bytes = 0;
@@ -449,11 +462,14 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
       const std::uint64_t bytes = run * element_bytes;
       ++run_blocks;
       position_bytes += bytes;
-      runs_aligned = runs_aligned && (bytes >= 64 || !p.into_whole) &&
-                     streams_aligned(b.data[1], bytes);
+      bool lines = bytes % 64 == 0 && reinterpret_cast<std::uintptr_t>(b.data[1]) % 64 == 0;
+      runs_aligned = runs_aligned && streams_aligned(b.data[1], bytes);
       for (std::uint32_t k = 0; k < outer_rank; ++k) {
-        runs_aligned = runs_aligned && b.layout[1].strides[outer_dim[k]] * element % unit == 0;
+        const std::int64_t step = b.layout[1].strides[outer_dim[k]] * element;
+        runs_aligned = runs_aligned && step % unit == 0;
+        lines = lines && step % 64 == 0;
       }
+      runs_aligned = runs_aligned && (!p.into_whole || bytes >= kJoinStreamRunMinBytes || lines);
     }
   }
   if (whole_blocks != 0) {
@@ -489,14 +505,10 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // a line written both ways is evicted between them (JOIN of pieces 33, 24 and 8 float32 wide,
   // 64 MiB, one core: 0.14 of memcpy when the runs of 64 bytes or more streamed, 0.67 with
   // ordinary stores). So runs stream whole only where each starts and ends on a stream_unit()
-  // boundary, and in a JOIN only runs of a line or more: narrower ones write each line in parts
-  // that come from different blocks a batch apart, which even the AMD core here (stream_unit()
-  // 16) wrote to memory part by part (16 MiB of four float32 pieces 4 wide, one core: 2.8 ms
-  // streamed, 0.66-0.70 with ordinary stores; two pieces 8 wide 1.22-1.28 against 0.53-0.56;
-  // pieces 16 wide, rows of 64 bytes: 0.53-0.58 streamed, 0.85-0.97 ordinary). A SPLIT's piece
-  // gets its runs one after another, its lines whole in turn (256 MiB of four pieces 4 wide:
-  // 15.2-15.6 ms streamed, 18.0-18.8 with ordinary stores; at 16 MiB 0.84-0.96 against
-  // 0.72-0.78, served from this host's 32 MiB L3).
+  // boundary, and in a JOIN only runs that are whole lines or kJoinStreamRunMinBytes wide (its
+  // comment has the measurements). A SPLIT's piece gets its runs one after another, its lines
+  // whole in turn (256 MiB of four pieces 4 wide: 15.2-15.6 ms streamed, 18.0-18.8 with ordinary
+  // stores; at 16 MiB 0.84-0.96 against 0.72-0.78, served from this host's 32 MiB L3).
   // Other runs that fill a contiguous destination between them are staged, a batch at a time
   // (StagedStream), where they are a JOIN of all its pieces into rows back to back of at least
   // kStagedJoinRowMinBytes (16 MiB of float32 pieces 24, 5 and 24 wide, one core: AMD 0.75-0.79 ms
