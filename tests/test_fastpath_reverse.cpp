@@ -103,13 +103,13 @@ void diff_random_cases(std::uint32_t seed) {
 // Axes with the runs side by side (the axis before the last of {lead, n, cols}), a length of its
 // own per run, n in [min_n, min_n + spread). Rows of runs of at most 128 bytes (2 to 20 runs)
 // take three spans split by the runs' shortest and longest lengths (reverse_narrow_rows; threads
-// take ranges of the axis), unless a tile of 1- or 2-byte runs would be 32 bytes wide; where the runs are one element apart in both
-// tensors and n >= 32, other rows go a tile of runs at a time (transposed into a buffer,
-// reversed, transposed back; threads take runs); otherwise, along long axes (n elements of any
-// type span more than 1 KiB, past what 16 runs keep in the L1 cache) it takes whole chunks of
-// runs and asks for elements rows ahead (threads take ranges of the axis). Fewer runs than a tile
-// or a chunk, and more (chunks of 256), on 1 and 3 threads; the last two iterations packed, so
-// the tiles are taken whatever the random layouts.
+// take ranges of the axis), unless a tile of 1- or 2-byte runs would be 32 bytes wide; where the
+// runs are one element apart in both tensors and n >= 32, other rows go a tile of runs at a time
+// (transposed into a buffer, reversed, transposed back; threads take runs); otherwise, along long
+// axes (n elements of any type span more than 1 KiB, past what 16 runs keep in the L1 cache) it
+// takes whole chunks of runs and asks for elements rows ahead (threads take ranges of the axis).
+// Fewer runs than a tile or a chunk, and more (chunks of 256), on 1 and 3 threads; the last two
+// iterations packed, so the tiles are taken whatever the random layouts.
 template <class T, class L>
 void diff_side_by_side(std::uint32_t seed, std::uint32_t min_n, std::uint32_t spread) {
   std::mt19937 rng(seed);

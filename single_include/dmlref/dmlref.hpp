@@ -4731,7 +4731,6 @@ PieceRef piece_of_views(const void* views, std::size_t i) {
   const View& v = (*static_cast<const std::span<const View>*>(views))[i];
   return {v.data(), &v.layout()};
 }
-template <class Deferred = void>
 inline PieceRef piece_of_bound(const void* bound, std::size_t i) {
   const BoundTensor& b = (*static_cast<const std::span<const BoundTensor>*>(bound))[i];
   return {b.data, &b.tensor.layout};
