@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -199,6 +200,41 @@ std::unique_ptr<Case> transposed(DataType type, std::uint32_t rows, std::uint32_
   return c;
 }
 
+// A copy of one input stored in a random order of its 3 to 8 dimensions, of similar sizes (an
+// ONNX Transpose of many dimensions): JOIN of that input, whose strides are those of the
+// permuted array it is stored as. Each size near what the output bytes left over allow.
+std::unique_ptr<Case> permuted(Draw& d, DataType type, bool pow2) {
+  auto c = std::make_unique<Case>();
+  const auto rank = 3 + static_cast<std::uint32_t>(d.rng() % 6);
+  Sizes sizes(rank);
+  double left = static_cast<double>(d.bytes / element_bytes(type));
+  for (std::uint32_t k = 0; k < rank; ++k) {
+    const double jitter = k + 1 == rank ? 1.0 : 0.7 + 0.6 * static_cast<double>(d.rng() % 64) / 64;
+    const double about = std::pow(left, 1.0 / (rank - k)) * jitter;
+    sizes[k] = std::max(2u, d.size_near(static_cast<std::uint64_t>(about), pow2));
+    left /= sizes[k];
+  }
+  std::vector<std::uint32_t> order(rank);  // the stored order, outermost first
+  std::iota(order.begin(), order.end(), 0u);
+  while (std::is_sorted(order.begin(), order.end())) {
+    std::shuffle(order.begin(), order.end(), d.rng);
+  }
+  Sizes strides(rank);
+  std::uint32_t step = 1;
+  for (std::uint32_t k = rank; k-- > 0;) {
+    strides[order[k]] = step;
+    step *= sizes[order[k]];
+  }
+  const std::size_t in = c->add(type, sizes, strides);
+  const std::size_t out = c->add(type, sizes);
+  c->output_bytes = c->tensors[out]->total_tensor_size_in_bytes;
+  c->call = [in, out, rank](Case& k) {
+    const dmlref::JoinOperatorDesc jd{1, &k.descs[in], &k.descs[out], rank - 1};
+    dmlref::join(jd, {k.in(in)}, k.out(out));
+  };
+  return c;
+}
+
 // REVERSE_SUBSEQUENCES along dimension `axis` of {lead..., rows, cols} (axis = lead.size(): the
 // rows, one length per column; axis + 1: the last, one length per row), lengths random in
 // [0, axis size].
@@ -375,6 +411,9 @@ std::vector<Class> classes() {
                  const std::uint32_t rows = bytes >= (std::uint64_t{64} << 20) ? 16384 : 4096;
                  return transposed(f32, rows, static_cast<std::uint32_t>(bytes / 4 / rows), {});
                }});
+  // Matrix only: the transposes above swap the last two dimensions of large ones.
+  c.push_back({"permuted", [](Draw& d, int s) { return permuted(d, d.type(), s % 2 == 0); },
+               nullptr});
   c.push_back(reverse_class("reverse_axis0", 64, false));
   c.push_back(reverse_class("reverse_inner", 16, true));
   // Narrow rows, where the wide classes above never draw: rows of 1 to 32 elements reversed

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <type_traits>
@@ -511,31 +512,122 @@ TEST_CASE("threads: the split into parts follows size, thread count and nesting"
   CHECK(std::all_of(inner.begin(), inner.end(), [](std::size_t p) { return p == 1; }));
 }
 
-TEST_CASE("threads: a plan splits along a dimension with a position for every part") {
-  // {3, 2^20} float32 (12 MiB, rows padded so they do not merge) on 4 threads: 16 parts, each
-  // all 3 rows of a range of columns, not 3 parts (one per row) that leave a thread idle.
+TEST_CASE("threads: a plan splits into consecutive ranges of its outer positions") {
+  // {3, 2^20} float32 (12 MiB, rows padded so they do not merge) on 4 threads: 16 parts, each a
+  // sixteenth of the 3 * 2^20 elements in the whole's order, not 3 parts (one per row) that leave
+  // a thread idle.
   set_num_threads(4);
   const std::uint32_t sizes[] = {3, 1u << 20};
   std::array<std::array<std::int64_t, kMaxRank>, 1> strides{};
-  strides[0][0] = (std::int64_t{1} << 20) + 16;
+  const std::int64_t row_stride = (std::int64_t{1} << 20) + 16;
+  strides[0][0] = row_stride;
   strides[0][1] = 1;
   const detail::CopyPlan plan = detail::make_copy_plan(sizes, strides);
   REQUIRE(plan.rank == 2);
-  // Each part's first column is its base (column stride 1): their sum and count say the parts
-  // are the 16 equal ranges of columns.
-  std::atomic<std::uint64_t> parts{0}, columns{0}, rows{0}, firsts{0};
+  const detail::PlanSplit split = detail::split_dimensions(plan, 16);
+  CHECK(split.first == 0);
+  CHECK(split.last == 1);
+  CHECK(split.positions == 3 * (std::uint64_t{1} << 20));
+  // Each block's elements as positions of the whole (row * 2^20 + column): the blocks of every
+  // part together are one range of 3 * 2^16 of them.
+  std::mutex mutex;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks;  // [first, last] position
   detail::for_each_plan_part(plan, 12u << 20, [&](const detail::CopyPlan& part,
                                                   const detail::PlanBase& base) {
-    parts.fetch_add(1);
-    columns.fetch_add(part.sizes[1]);
-    rows.fetch_add(part.sizes[0]);
-    firsts.fetch_add(static_cast<std::uint64_t>(base[0]));
+    const auto at = static_cast<std::uint64_t>(base[0]);
+    const std::uint64_t row = at / static_cast<std::uint64_t>(row_stride);
+    const std::uint64_t first = (row << 20) + at % static_cast<std::uint64_t>(row_stride);
+    const std::uint64_t last = first + ((part.sizes[0] - 1) << 20) + part.sizes[1] - 1;
+    // A block is whole rows, or one row's consecutive columns.
+    CHECK((part.sizes[0] == 1 || (part.sizes[1] == 1u << 20 && first % (1u << 20) == 0)));
+    const std::lock_guard<std::mutex> lock(mutex);
+    blocks.emplace_back(first, last);
   });
   set_num_threads(0);
-  CHECK(parts.load() == 16);
-  CHECK(columns.load() == std::uint64_t{1} << 20);
-  CHECK(rows.load() == 3 * 16);
-  CHECK(firsts.load() == (std::uint64_t{1} << 16) * (0 + 15) * 16 / 2);
+  std::sort(blocks.begin(), blocks.end());
+  REQUIRE(!blocks.empty());
+  CHECK(blocks.front().first == 0);
+  CHECK(blocks.back().second == 3 * (std::uint64_t{1} << 20) - 1);
+  std::uint64_t cuts = 0;  // where one part ends and the next begins
+  for (std::size_t i = 1; i < blocks.size(); ++i) {
+    CHECK(blocks[i].first == blocks[i - 1].second + 1);
+    if (blocks[i].first % (3u << 16) == 0) ++cuts;
+  }
+  CHECK(cuts == 15);
+}
+
+TEST_CASE("threads: a plan's parts visit every element once; an inner dimension is cut only "
+          "where the outer ones lack positions") {
+  // Random plans of ranks 1-8 with unique offsets (a permutation's packed strides), split for
+  // 2-32 parts with random dimensions allowed: every element in one block exactly once, in
+  // blocks that keep each dimension not allowed whole.
+  std::mt19937 rng(36);
+  const std::uint32_t most[] = {0, 40, 20, 9, 7, 5, 4, 4, 3};
+  for (int c = 0; c < 400; ++c) {
+    const std::uint32_t rank = 1 + static_cast<std::uint32_t>(rng() % kMaxRank);
+    Sizes sizes(rank);
+    for (auto& s : sizes) s = 1 + static_cast<std::uint32_t>(rng() % most[rank]);
+    sizes[rank - 1] += static_cast<std::uint32_t>(rng() % 8);  // a longer inner dimension
+    std::vector<std::uint32_t> order(rank);
+    for (std::uint32_t d = 0; d < rank; ++d) order[d] = d;
+    std::shuffle(order.begin(), order.end(), rng);
+    std::array<std::array<std::int64_t, kMaxRank>, 1> strides{};
+    std::int64_t count = 1;  // and the next stride
+    for (std::uint32_t k = rank; k-- > 0;) {
+      strides[0][order[k]] = count;
+      count *= sizes[order[k]];
+    }
+    const detail::CopyPlan plan = detail::make_copy_plan(sizes, strides);
+    const std::uint32_t allowed = rng() % 2 ? ~0u : static_cast<std::uint32_t>(rng() % 512);
+    const std::uint32_t threads = 2 + static_cast<std::uint32_t>(rng() % 7);
+    CAPTURE(c);
+    CAPTURE(plan.rank);
+    CAPTURE(allowed);
+    const Split split_all(threads);
+    std::vector<std::atomic<int>> seen(static_cast<std::size_t>(count));
+    std::atomic<bool> kept_whole{true};
+    detail::for_each_plan_part(plan, ~std::uint64_t{0} >> 1, [&](const detail::CopyPlan& part,
+                                                                 const detail::PlanBase& base) {
+      for (std::uint32_t d = 0; d < plan.rank; ++d) {
+        if ((allowed >> d & 1u) == 0 && part.sizes[d] != plan.sizes[d]) kept_whole = false;
+      }
+      detail::walk_runs<1>(part, [&](const std::array<std::int64_t, 1>& o) {
+        for (std::uint64_t i = 0; i < part.inner_size(); ++i) {
+          seen[static_cast<std::size_t>(o[0] + static_cast<std::int64_t>(i) *
+                                                   part.inner_stride(0))]++;
+        }
+      }, base);
+    }, allowed);
+    CHECK(kept_whole.load());
+    CHECK(std::all_of(seen.begin(), seen.end(), [](const std::atomic<int>& n) { return n == 1; }));
+  }
+  // {6, 6, 6, 6, 6, 6, 6, 12}, a transposed copy's plan, on 2 threads (8 parts): the first two
+  // dimensions give 36 positions, so no part cuts the rows of 12 (cut, each of the 8 parts wrote
+  // 1 or 2 elements of every row, 4x slower than one thread).
+  const std::uint32_t sizes[] = {6, 6, 6, 6, 6, 6, 6, 12};
+  std::array<std::array<std::int64_t, kMaxRank>, 1> strides{};
+  std::int64_t stride = 1;
+  for (std::uint32_t d = 0; d < 8; ++d) {  // reversed: no two dimensions merge
+    strides[0][d] = stride;
+    stride *= sizes[d];
+  }
+  const detail::CopyPlan plan = detail::make_copy_plan(sizes, strides);
+  REQUIRE(plan.rank == 8);
+  const detail::PlanSplit split = detail::split_dimensions(plan, 8);
+  CHECK(split.first == 0);
+  CHECK(split.last == 1);
+  CHECK(split.positions == 36);
+  set_num_threads(2);
+  std::atomic<int> blocks{0};
+  std::atomic<bool> rows_whole{true};
+  detail::for_each_plan_part(plan, std::uint64_t{64} << 20, [&](const detail::CopyPlan& part,
+                                                                const detail::PlanBase&) {
+    ++blocks;
+    if (part.sizes[7] != 12 || part.sizes[2] != 6) rows_whole = false;
+  });
+  set_num_threads(0);
+  CHECK(blocks.load() >= 8);
+  CHECK(rows_whole.load());
 }
 
 TEST_CASE("threads: parallel_ranges covers every item once, in consecutive ranges") {

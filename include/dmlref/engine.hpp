@@ -2169,7 +2169,7 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   const std::uint64_t line = 64 / sizeof(W), runs = plan.walk.inner_size();
   const std::uint64_t head = std::min(runs, elements_to_line(out, sizeof(W)));
   const std::uint64_t lines = (head > 0 ? 1 : 0) + (runs - head + line - 1) / line;
-  if (by_tiles && lines >= 2 && split_dimension(plan.walk, parts) == inner_dim) {
+  if (by_tiles && lines >= 2 && split_dimensions(plan.walk, parts).last == inner_dim) {
     const auto first_run = [&](std::uint64_t k) {  // of the k-th piece of a row cut so
       return k == 0 ? 0 : std::min(runs, head + (k - (head > 0 ? 1 : 0)) * line);
     };

@@ -2607,57 +2607,114 @@ void for_each_run(const CopyPlan& plan, F&& f) {
 
 // ---- plans split for threads -------------------------------------------------------------------
 
-// The dimension a plan is split along for `parts` parts: the outermost one with at least `parts`
-// positions (so each part is one block of whole rows), else the largest. Only dimensions whose
-// bit is set in `allowed` qualify; rank when none does.
-inline std::uint32_t split_dimension(const CopyPlan& plan, std::size_t parts,
-                                     std::uint32_t allowed = ~0u) noexcept {
-  std::uint32_t largest = plan.rank;
-  for (std::uint32_t d = 0; d < plan.rank; ++d) {
-    if ((allowed >> d & 1u) == 0) continue;
-    if (plan.sizes[d] >= parts) return d;
-    if (largest == plan.rank || plan.sizes[d] > plan.sizes[largest]) largest = d;
+// The dimensions a plan is split along for `parts` parts: `first` to `last`, consecutive
+// dimensions whose bits are set in `allowed`, taken together as `positions` positions in
+// row-major order. The outermost such run of dimensions whose positions reach `parts`, taken no
+// further inward than that (so a part is whole rows wherever the outer dimensions have enough
+// positions between them, and an innermost dimension a few elements wide is never cut among
+// threads while they do); else the run with the most positions. first == rank where no
+// dimension is allowed.
+struct PlanSplit {
+  std::uint32_t first = 0;
+  std::uint32_t last = 0;
+  std::uint64_t positions = 1;
+};
+
+inline PlanSplit split_dimensions(const CopyPlan& plan, std::size_t parts,
+                                  std::uint32_t allowed = ~0u) noexcept {
+  const auto is_allowed = [&](std::uint32_t d) { return (allowed >> d & 1u) != 0; };
+  PlanSplit best{plan.rank, plan.rank, 1};
+  for (std::uint32_t first = 0; first < plan.rank; ++first) {
+    if (!is_allowed(first)) continue;
+    PlanSplit split{first, first, plan.sizes[first]};
+    while (split.positions < parts && split.last + 1 < plan.rank && is_allowed(split.last + 1)) {
+      ++split.last;
+      // No wrap: positions < parts before the product, and sizes fit in 32 bits after T4.
+      split.positions *= plan.sizes[split.last];
+    }
+    if (split.positions >= parts) return split;
+    if (best.first == plan.rank || split.positions > best.positions) best = split;
   }
-  return largest;
+  return best;
+}
+
+// `part` narrowed to positions [begin, end) of dimension `d`; `base` moves to each operand's
+// offset of the narrowed part's first element. The part visits its elements in the whole's order.
+inline void narrow_plan(CopyPlan& part, PlanBase& base, std::uint32_t d, std::uint64_t begin,
+                        std::uint64_t end) noexcept {
+  part.sizes[d] = end - begin;
+  for (std::uint32_t k = 0; k < part.operand_count; ++k) {
+    base[k] += static_cast<std::int64_t>(begin) * part.strides[k][d];
+  }
 }
 
 // `plan` restricted to positions [begin, end) of dimension `d`; `base` receives each operand's
-// offset of the part's first element. The part visits its elements in the whole's order.
+// offset of the part's first element.
 inline CopyPlan plan_slice(const CopyPlan& plan, std::uint32_t d, std::uint64_t begin,
                            std::uint64_t end, PlanBase& base) noexcept {
   CopyPlan part = plan;
-  part.sizes[d] = end - begin;
   base = {};
-  for (std::uint32_t k = 0; k < plan.operand_count; ++k) {
-    base[k] = static_cast<std::int64_t>(begin) * plan.strides[k][d];
-  }
+  narrow_plan(part, base, d, begin, end);
   return part;
+}
+
+// Calls f(block, base) for the blocks of `part` that positions [begin, end) of dimensions
+// `d`..`split.last` taken together (row-major) cover, in the whole's order: a partial position of
+// d at either end (its blocks one dimension further in), and the whole positions between as one
+// block. `inner[d]`: the positions of dimensions d + 1..split.last together.
+template <class F>
+void for_each_split_block(CopyPlan part, PlanBase base, const PlanSplit& split, std::uint32_t d,
+                          const std::array<std::uint64_t, kMaxRank>& inner, std::uint64_t begin,
+                          std::uint64_t end, F& f) {
+  std::uint64_t first = begin / inner[d];
+  const std::uint64_t last = end / inner[d];
+  const std::uint64_t head = begin % inner[d], tail = end % inner[d];
+  const auto at_position = [&](std::uint64_t position, std::uint64_t from, std::uint64_t to) {
+    CopyPlan one = part;
+    PlanBase one_base = base;
+    narrow_plan(one, one_base, d, position, position + 1);
+    for_each_split_block(one, one_base, split, d + 1, inner, from, to, f);
+  };
+  if (first == last) {  // within one position of d
+    at_position(first, head, tail);
+    return;
+  }
+  if (head != 0) at_position(first++, head, inner[d]);
+  if (first < last) {
+    CopyPlan whole = part;
+    PlanBase whole_base = base;
+    narrow_plan(whole, whole_base, d, first, last);
+    f(static_cast<const CopyPlan&>(whole), static_cast<const PlanBase&>(whole_base));
+  }
+  if (tail != 0) at_position(last, 0, tail);
 }
 
 // Calls f(part, base) for parts of `plan` that together visit each of its elements once, on the
 // engine's threads when the call moves `bytes` bytes or more (parallel_parts), else f(plan, {})
-// on this thread. Parts split dimensions allowed by `allowed` only; each part keeps the whole's
-// order within itself, so a walk whose result depends on order (SCATTER's last update) stays
-// exact when no two parts write one element. f must not throw.
+// on this thread. Parts split dimensions allowed by `allowed` only, and each is one or a few
+// blocks of the plan (f is called once per block), each visiting its elements in the whole's
+// order: so a walk whose result depends on order (SCATTER's last update) stays exact when
+// elements that differ in an allowed dimension never write one place. f must not throw.
 template <class F>
 void for_each_plan_part(const CopyPlan& plan, std::uint64_t bytes, F&& f,
                         std::uint32_t allowed = ~0u) {
-  // The parts the size and thread count allow, whatever the shape: split_dimension looks for a
-  // dimension with that many positions, then the split takes at most one part per position.
+  // The parts the size and thread count allow, whatever the shape: split_dimensions looks for
+  // dimensions with that many positions, then the split takes at most one part per position.
   std::size_t parts = plan.empty() ? 1 : parallel_parts(bytes, ~std::uint64_t{0});
-  std::uint32_t d = plan.rank;
+  PlanSplit split{plan.rank, plan.rank, 1};
   if (parts > 1) {
-    d = split_dimension(plan, parts, allowed);
-    if (d < plan.rank && plan.sizes[d] < parts) parts = static_cast<std::size_t>(plan.sizes[d]);
+    split = split_dimensions(plan, parts, allowed);
+    parts = static_cast<std::size_t>(std::min<std::uint64_t>(parts, split.positions));
   }
-  if (parts <= 1 || d == plan.rank) {
+  if (parts <= 1 || split.first == plan.rank) {
     f(plan, PlanBase{});
     return;
   }
-  parallel_ranges(parts, plan.sizes[d], [&](std::uint64_t begin, std::uint64_t end) {
-    PlanBase base;
-    const CopyPlan part = plan_slice(plan, d, begin, end, base);
-    f(part, base);
+  std::array<std::uint64_t, kMaxRank> inner{};
+  inner[split.last] = 1;
+  for (std::uint32_t d = split.last; d > split.first; --d) inner[d - 1] = inner[d] * plan.sizes[d];
+  parallel_ranges(parts, split.positions, [&](std::uint64_t begin, std::uint64_t end) {
+    for_each_split_block(plan, PlanBase{}, split, split.first, inner, begin, end, f);
   });
 }
 
@@ -6800,7 +6857,7 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
   const std::uint64_t line = 64 / sizeof(W), runs = plan.walk.inner_size();
   const std::uint64_t head = std::min(runs, elements_to_line(out, sizeof(W)));
   const std::uint64_t lines = (head > 0 ? 1 : 0) + (runs - head + line - 1) / line;
-  if (by_tiles && lines >= 2 && split_dimension(plan.walk, parts) == inner_dim) {
+  if (by_tiles && lines >= 2 && split_dimensions(plan.walk, parts).last == inner_dim) {
     const auto first_run = [&](std::uint64_t k) {  // of the k-th piece of a row cut so
       return k == 0 ? 0 : std::min(runs, head + (k - (head > 0 ? 1 : 0)) * line);
     };
