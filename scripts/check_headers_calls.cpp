@@ -1,11 +1,15 @@
 // Compiled (never run) by scripts/check_headers.sh under its warnings, with the runtime entry
-// points instantiated: a call to each public template the typed and runtime layers have, so that
-// the bodies behind them (templates, and the functions kept `template <class Deferred = void>` so
-// that they compile only where called) are checked for warnings too, not only parsed.
+// points instantiated: a call to each public template the typed and runtime layers and npy.hpp
+// have, so that the bodies behind them (templates, and the functions kept
+// `template <class Deferred = void>` so that they compile only where called) are checked for
+// warnings too, not only parsed.
 #include <dmlref/dmlref.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <sstream>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace {
@@ -73,6 +77,23 @@ using dmlref::TensorView;
   dmlref::validate_reverse_subsequences(reverse);
   dmlref::validate_reverse_subsequences(reverse, in, in, out);
   dmlref::bind_tensor("OP", "Tensor", &tensor, in.data, in.size_in_bytes, false);
+}
+
+[[maybe_unused]] void call_npy(std::span<const std::byte> image, TensorView<const float> view) {
+  dmlref::NpyArray array(dmlref::DataType::Float32, {2, 3});
+  array.reshape({3, 2});
+  (void)array.tensor_desc();
+  (void)dmlref::NpyArray::from_view(view);
+  (void)dmlref::read_npy(image);
+  (void)dmlref::read_npy(std::string("in.npy"));
+  std::stringstream stream;
+  dmlref::write_npy(stream, array);
+  (void)dmlref::NpyArray::from_stream(stream, "stream", std::nullopt);
+  (void)dmlref::npy_bytes(array);
+  (void)dmlref::npy_bytes(view);
+  (void)dmlref::parse_npy_header(image, "image");
+  dmlref::write_npy(std::string("out.npy"), array);
+  dmlref::write_npy(std::string("out.npy"), view);
 }
 
 }  // namespace

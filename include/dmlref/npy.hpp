@@ -166,10 +166,12 @@ inline std::string escape_bytes(std::string_view bytes) {
 
 // A small reader of the Python literal numpy writes as the header, e.g.
 //   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
-// Every read is bounds-checked against the header text.
-class NpyHeaderParser {
+// Every read is bounds-checked against the header text. A class template (NpyHeaderParser is
+// its one instance) so that a unit that parses no header does not compile it.
+template <class Deferred = void>
+class BasicNpyHeaderParser {
  public:
-  NpyHeaderParser(std::string_view text, std::string_view name) : text_(text), name_(name) {}
+  BasicNpyHeaderParser(std::string_view text, std::string_view name) : text_(text), name_(name) {}
 
   template <class... Parts>
   [[noreturn]] void error(const Parts&... parts) const {
@@ -262,7 +264,9 @@ class NpyHeaderParser {
   std::string_view name_;
   std::size_t pos_ = 0;
 };
+using NpyHeaderParser = BasicNpyHeaderParser<>;
 
+template <class Deferred = void>
 inline DataType npy_type_from_descr(std::string_view descr, std::string_view name) {
   for (DataType t : kAllDataTypes) {
     if (npy_descr(t) == descr) return t;
@@ -311,6 +315,7 @@ inline constexpr std::size_t kNpyMaxPreamble = 12;
 
 // Checks the magic, the version and the header length from the first bytes of a file (at most
 // kNpyMaxPreamble of them; fewer when the file is shorter), before anything else is read.
+template <class Deferred = void>
 inline NpyPreamble parse_npy_preamble(std::span<const std::byte> bytes, std::string_view name) {
   if (bytes.size() < 8) {
     fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: ", bytes.size(),
@@ -345,6 +350,7 @@ inline NpyPreamble parse_npy_preamble(std::span<const std::byte> bytes, std::str
   return p;
 }
 
+template <class Deferred = void>
 inline void fail_npy_header_truncated(std::string_view name, const NpyPreamble& p,
                                       std::uint64_t available) {
   fail(ErrorCode::NpyFormat, "npy: '", name, "': truncated: the header is ", p.header_length,
@@ -363,6 +369,7 @@ std::string npy_shape_text(std::span<const Int> sizes) {
 
 // The data must be exactly as long as the header says: shorter is truncated, longer means the
 // header does not describe the file.
+template <class Deferred = void>
 inline void check_npy_data_size(std::string_view name, const NpyHeader& h,
                                 std::uint64_t available) {
   if (available == h.data_bytes) return;
@@ -378,6 +385,7 @@ inline void check_npy_data_size(std::string_view name, const NpyHeader& h,
 }
 
 // Parses the header text (the dict) that follows a checked preamble.
+template <class Deferred = void>
 inline NpyHeader parse_npy_dict(std::string_view text, const NpyPreamble& preamble,
                                 std::string_view name) {
   NpyHeader h;
@@ -455,6 +463,7 @@ inline NpyHeader parse_npy_dict(std::string_view text, const NpyPreamble& preamb
 
 // Parses and checks the preamble and header of a .npy image, including that `bytes` holds exactly
 // the data the header promises. `name` (a file name) goes into every message.
+template <class Deferred = void>
 inline NpyHeader parse_npy_header(std::span<const std::byte> bytes, std::string_view name) {
   const detail::NpyPreamble preamble =
       detail::parse_npy_preamble(bytes.first(std::min(bytes.size(), detail::kNpyMaxPreamble)),
@@ -478,6 +487,7 @@ class NpyArray {
   NpyArray() = default;
 
   // A zero-filled array (e.g. an output to compute into). Sizes must satisfy T2-T4.
+  template <class Deferred = void>
   NpyArray(DataType type, std::vector<std::uint32_t> sizes, bool fortran_order = false,
            std::string name = "<memory>")
       : name_(std::move(name)), data_type_(type), sizes_(std::move(sizes)),
@@ -498,6 +508,7 @@ class NpyArray {
  private:
   struct Unfilled {};
   // Checked like the public constructor, with no storage yet: from_stream fills it.
+  template <class Deferred = void>
   NpyArray(DataType type, std::vector<std::uint32_t> sizes, bool fortran_order, std::string name,
            Unfilled)
       : NpyArray(type, {1}, fortran_order, std::move(name)) {
@@ -523,6 +534,7 @@ class NpyArray {
   }
 
   // Reads an image that parse_npy_header accepts.
+  template <class Deferred = void>
   static NpyArray from_bytes(std::span<const std::byte> bytes, std::string name) {
     const NpyHeader h = parse_npy_header(bytes, name);
     NpyArray a(h.data_type, h.sizes, h.fortran_order, std::move(name));
@@ -536,6 +548,7 @@ class NpyArray {
   // checked first), the header, then exactly the data the header describes, straight into the
   // array's own storage. `stream_size`, when known (a regular file), must match the header
   // before anything is allocated; otherwise one byte past the data must be the end.
+  template <class Deferred = void>
   static NpyArray from_stream(std::istream& in, std::string name,
                               std::optional<std::uint64_t> stream_size) {
     std::byte preamble_bytes[detail::kNpyMaxPreamble];
@@ -586,6 +599,7 @@ class NpyArray {
 
   // The same elements under other sizes with the same element count, without a copy (numpy's
   // reshape of a C-order array). Fortran-order arrays are refused: their element order differs.
+  template <class Deferred = void>
   void reshape(std::vector<std::uint32_t> sizes) {
     Layout wanted = Layout::packed(sizes);
     detail::check_layout("npy", name_, wanted);
@@ -637,6 +651,7 @@ class NpyArray {
     d.TotalTensorSizeInBytes = storage_.size();
     return d;
   }
+  template <class Deferred = void>
   TensorDesc tensor_desc() const {
     return TensorDesc(data_type_, sizes_, fortran_order_ ? strides_ : std::vector<std::uint32_t>{});
   }
@@ -646,6 +661,7 @@ class NpyArray {
 
  private:
   // Reads up to n bytes; fewer only at the end of the stream. A failing device is ErrorCode::Io.
+  template <class Deferred = void>
   static std::size_t read_some(std::istream& in, std::byte* out, std::size_t n,
                                std::string_view name) {
     std::size_t total = 0;
@@ -672,6 +688,7 @@ class NpyArray {
   }
   // Rounded up to 4 like DMLCalcBufferTensorSize (T8), so the buffer satisfies T10.
   std::size_t storage_size() const noexcept { return (data_bytes() + 3) & ~std::size_t{3}; }
+  template <class Deferred = void>
   void finish_layout() {
     layout_ = detail::npy_layout(sizes_, fortran_order_);
     strides_.assign(rank(), 0);
@@ -691,6 +708,7 @@ class NpyArray {
 };
 
 // Reads a .npy image from memory (for tests and fuzzing). `name` is used in messages.
+template <class Deferred = void>
 inline NpyArray read_npy(std::span<const std::byte> bytes, std::string name = "<memory>") {
   return NpyArray::from_bytes(bytes, std::move(name));
 }
@@ -729,6 +747,7 @@ void open_npy_file(Stream& stream, const Path& path, std::ios::openmode mode) {
 }
 
 // Reads an opened file (the overloads below open it, so errno still says why an open failed).
+template <class Deferred = void>
 inline NpyArray read_npy_file(std::ifstream& in, const std::string& name) {
   if (!in) {
     fail(ErrorCode::Io, "npy: cannot open '", name, "' for reading: ", std::strerror(errno));
@@ -771,6 +790,7 @@ namespace detail {
 
 // The preamble and the header of an array's .npy image: the header dict as numpy prints it,
 // padded so the data starts at a multiple of 64 bytes.
+template <class Deferred = void>
 inline std::string npy_header_bytes(const NpyArray& array, NpyVersion version) {
   if (version != NpyVersion::k1_0 && version != NpyVersion::k2_0 && version != NpyVersion::k3_0) {
     fail(ErrorCode::InvalidOption, "npy: version ", static_cast<unsigned>(version),
@@ -804,6 +824,7 @@ inline std::string npy_header_bytes(const NpyArray& array, NpyVersion version) {
 }  // namespace detail
 
 // The .npy image of an array in the given format version (its own order, C or Fortran).
+template <class Deferred = void>
 inline std::vector<std::byte> npy_bytes(const NpyArray& array,
                                         NpyVersion version = NpyVersion::k1_0) {
   const std::string header = detail::npy_header_bytes(array, version);
@@ -817,6 +838,7 @@ inline std::vector<std::byte> npy_bytes(const NpyArray& array,
 
 // Writes the .npy image to a stream: the header, then the data straight from the array (no
 // copy of the whole image). Check the stream afterwards.
+template <class Deferred = void>
 inline void write_npy(std::ostream& out, const NpyArray& array,
                       NpyVersion version = NpyVersion::k1_0) {
   const std::string header = detail::npy_header_bytes(array, version);
