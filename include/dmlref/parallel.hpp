@@ -94,17 +94,19 @@ using PartFn = void (*)(const void* context, std::size_t part) noexcept;
 // joined when the program ends. One call runs on the pool at a time: a call made while another
 // thread's call has it runs on its own thread (same result, one thread's speed). A process
 // forked after the workers started (Python's multiprocessing, for one) has none of them: there
-// every call runs on the calling thread.
-class ThreadPool {
+// every call runs on the calling thread. A class template (ThreadPool is its one instance), so
+// that a unit that runs nothing on it does not compile it.
+template <class Deferred = void>
+class BasicThreadPool {
  public:
-  static ThreadPool& instance() {
-    static ThreadPool pool;
+  static BasicThreadPool& instance() {
+    static BasicThreadPool pool;
     return pool;
   }
-  ThreadPool() = default;
-  ThreadPool(const ThreadPool&) = delete;
-  ThreadPool& operator=(const ThreadPool&) = delete;
-  ~ThreadPool() {
+  BasicThreadPool() = default;
+  BasicThreadPool(const BasicThreadPool&) = delete;
+  BasicThreadPool& operator=(const BasicThreadPool&) = delete;
+  ~BasicThreadPool() {
     if (forked()) {
       // The workers are the parent's: nothing to join, and std::thread would end the program.
       for (std::thread& t : workers_) new (&t) std::thread();
@@ -224,6 +226,7 @@ class ThreadPool {
   const pid_t pid_ = ::getpid();
 #endif
 };
+using ThreadPool = BasicThreadPool<>;
 
 // The threads a call may use now: 1 inside a part (see in_parallel_part), else get_num_threads().
 inline std::uint32_t threads_for_call() noexcept {
