@@ -2661,12 +2661,12 @@ inline CopyPlan plan_slice(const CopyPlan& plan, std::uint32_t d, std::uint64_t 
   return part;
 }
 
-// Calls f(block, base) for the blocks of `part` that positions [begin, end) of dimensions
-// `d`..`split.last` taken together (row-major) cover, in the whole's order: a partial position of
-// d at either end (its blocks one dimension further in), and the whole positions between as one
-// block. `inner[d]`: the positions of dimensions d + 1..split.last together.
+// Calls f(block, base) for the blocks of `part` that positions [begin, end) of dimensions d to
+// a split's last taken together (row-major) cover, in the whole's order: a partial position of d
+// at either end (its blocks one dimension further in), and the whole positions between as one
+// block. `inner[d]`: the positions of the split's dimensions after d together (1 for its last).
 template <class F>
-void for_each_split_block(CopyPlan part, PlanBase base, const PlanSplit& split, std::uint32_t d,
+void for_each_split_block(CopyPlan part, PlanBase base, std::uint32_t d,
                           const std::array<std::uint64_t, kMaxRank>& inner, std::uint64_t begin,
                           std::uint64_t end, F& f) {
   std::uint64_t first = begin / inner[d];
@@ -2676,7 +2676,7 @@ void for_each_split_block(CopyPlan part, PlanBase base, const PlanSplit& split, 
     CopyPlan one = part;
     PlanBase one_base = base;
     narrow_plan(one, one_base, d, position, position + 1);
-    for_each_split_block(one, one_base, split, d + 1, inner, from, to, f);
+    for_each_split_block(one, one_base, d + 1, inner, from, to, f);
   };
   if (first == last) {  // within one position of d
     at_position(first, head, tail);
@@ -2717,7 +2717,7 @@ void for_each_plan_part(const CopyPlan& plan, std::uint64_t bytes, F&& f,
   inner[split.last] = 1;
   for (std::uint32_t d = split.last; d > split.first; --d) inner[d - 1] = inner[d] * plan.sizes[d];
   parallel_ranges(parts, split.positions, [&](std::uint64_t begin, std::uint64_t end) {
-    for_each_split_block(plan, PlanBase{}, split, split.first, inner, begin, end, f);
+    for_each_split_block(plan, PlanBase{}, split.first, inner, begin, end, f);
   });
 }
 
