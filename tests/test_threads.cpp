@@ -586,8 +586,10 @@ TEST_CASE("threads: a plan's parts visit every element once; an inner dimension 
     const Split split_all(threads);
     std::vector<std::atomic<int>> seen(static_cast<std::size_t>(count));
     std::atomic<bool> kept_whole{true};
+    std::atomic<int> blocks{0};
     detail::for_each_plan_part(plan, ~std::uint64_t{0} >> 1, [&](const detail::CopyPlan& part,
                                                                  const detail::PlanBase& base) {
+      ++blocks;
       for (std::uint32_t d = 0; d < plan.rank; ++d) {
         if ((allowed >> d & 1u) == 0 && part.sizes[d] != plan.sizes[d]) kept_whole = false;
       }
@@ -600,6 +602,13 @@ TEST_CASE("threads: a plan's parts visit every element once; an inner dimension 
     }, allowed);
     CHECK(kept_whole.load());
     CHECK(std::all_of(seen.begin(), seen.end(), [](const std::atomic<int>& n) { return n == 1; }));
+    // Split at all wherever an allowed dimension has two positions: a split that never happened
+    // would visit every element once too.
+    bool splittable = false;
+    for (std::uint32_t d = 0; d < plan.rank; ++d) {
+      splittable = splittable || ((allowed >> d & 1u) != 0 && plan.sizes[d] >= 2);
+    }
+    if (splittable) CHECK(blocks.load() >= 2);
   }
   // {6, 6, 6, 6, 6, 6, 6, 12}, a transposed copy's plan, on 2 threads (8 parts): the first two
   // dimensions give 36 positions, so no part cuts the rows of 12 (cut, each of the 8 parts wrote

@@ -2176,8 +2176,8 @@ void reverse_runs(const ReversedRuns& plan, const W* in, const void* lengths, W*
     parallel_ranges(std::min<std::uint64_t>(parts, lines), lines,
                     [&](std::uint64_t k0, std::uint64_t k1) {
       ReversedRuns part = plan;
-      PlanBase base;
-      part.walk = plan_slice(plan.walk, inner_dim, first_run(k0), first_run(k1), base);
+      PlanBase base{};
+      narrow_plan(part.walk, base, inner_dim, first_run(k0), first_run(k1));
       reverse_runs_part(part, base, in, lengths, out, lengths_of, stream, 0, n);
     });
     return;

@@ -275,16 +275,6 @@ inline void narrow_plan(CopyPlan& part, PlanBase& base, std::uint32_t d, std::ui
   }
 }
 
-// `plan` restricted to positions [begin, end) of dimension `d`; `base` receives each operand's
-// offset of the part's first element.
-inline CopyPlan plan_slice(const CopyPlan& plan, std::uint32_t d, std::uint64_t begin,
-                           std::uint64_t end, PlanBase& base) noexcept {
-  CopyPlan part = plan;
-  base = {};
-  narrow_plan(part, base, d, begin, end);
-  return part;
-}
-
 // Calls f(block, base) for the blocks of `part` that positions [begin, end) of dimensions d to
 // a split's last taken together (row-major) cover, in the whole's order: a partial position of d
 // at either end (its blocks one dimension further in), and the whole positions between as one
