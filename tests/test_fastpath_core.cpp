@@ -181,16 +181,18 @@ TEST_CASE_TEMPLATE("join and split in groups of blocks and in slabs equal the go
 
 TEST_CASE("copy_pieces streams the runs of an 8 MiB join and split and writes every byte") {
   // Pieces of {rows, width_i} UINT32 joined along the last axis into an 8 MiB output
-  // (kStreamMinBytes), and split back. Packed (pad 0) with the output on a line (shift 0), runs
-  // on stream_unit() boundaries stream whole (a JOIN's only if each is whole lines or 128 bytes
-  // or more: the JOIN of {4, 32, 8, 16} is staged, its SPLIT streams); 16 bytes past a line
-  // (numpy's placement) the same where stream_unit() is 16, except that the JOIN's 64-byte runs
-  // ({16, 16, 16, 16}) are then off a line and staged, and where it is 64 the JOIN's rows are
-  // staged (StagedStream) and the SPLIT's pieces take ordinary stores, as 4 bytes past or with
-  // widths that are not 16-byte multiples; rows of 20 bytes ({2, 3}) are too narrow to stage.
-  // With one element of padding per row, rows start at every 4-byte alignment: runs take
-  // ordinary stores (a line is never written both ways). Checked row by row against the pieces
-  // (the golden loop over 2 Mi elements would be slow under sanitizers).
+  // (kStreamMinBytes), and split back. Packed (pad 0), a JOIN whose runs all start and end on
+  // stream_unit() boundaries streams them in row order (StreamedRows; each width set here
+  // averages kStreamedRowsMinRunBytes or more): where stream_unit() is 16, {64, 64, 64, 64},
+  // {16, 16, 16, 16} and {4, 32, 8, 16} on a line (shift 0) and 16 bytes past one (numpy's
+  // placement), where it is 64 the first two on a line. Other packed JOINs are staged
+  // (StagedStream), but for rows of 20 bytes ({2, 3}), too narrow to stage. A SPLIT's runs
+  // stream whole where they start and end on stream_unit() boundaries, and take ordinary stores
+  // elsewhere. The packed cases run again as three planes of rows with 16 elements between
+  // planes, so the row-order stream restarts at each plane (and at each thread's range of rows
+  // in the split runs). With one element of padding per row, rows start at every 4-byte
+  // alignment: runs take ordinary stores (a line is never written both ways). Checked row by
+  // row against the pieces (the golden loop over 2 Mi elements would be slow under sanitizers).
   const std::vector<std::vector<std::uint32_t>> width_sets = {
       {64, 64, 64, 64}, {16, 16, 16, 16}, {4, 32, 8, 16}, {33, 5, 3}, {2, 3}};
   // `count` elements `shift` bytes past a line in `store`, a line or more of sentinels before.
@@ -199,57 +201,84 @@ TEST_CASE("copy_pieces streams the runs of an 8 MiB join and split and writes ev
     const auto at = reinterpret_cast<std::uintptr_t>(store.data());
     return store.data() + ((64 - at % 64) % 64 + 64 + shift) / 4;
   };
+  constexpr std::uint32_t kPlaneGap = 16;  // elements between planes
+  struct Placement {
+    std::uint32_t pad;  // elements after each row
+    std::size_t shift;  // bytes past a line
+    std::uint32_t planes;
+  };
+  std::vector<Placement> placements;
+  for (const std::uint32_t pad : {0u, 1u}) {
+    for (const std::size_t shift : {0u, 16u, 4u}) placements.push_back({pad, shift, 1});
+  }
+  for (const std::size_t shift : {0u, 16u, 4u}) placements.push_back({0, shift, 3});
   for (const std::vector<std::uint32_t>& widths : width_sets) {
-    for (const std::uint32_t pad : {0u, 1u}) {
-      for (const std::size_t shift : {0u, 16u, 4u}) {
-        std::uint32_t total = 0;
-        for (const std::uint32_t w : widths) total += w;
-        const std::uint32_t rows = (8u << 20) / (4 * total) + 1;
-        CAPTURE(widths.size());
-        CAPTURE(widths[0]);
-        CAPTURE(pad);
-        CAPTURE(shift);
-        REQUIRE(std::uint64_t{rows} * total * 4 >= detail::kStreamMinBytes);
-        std::vector<std::vector<std::uint32_t>> data;
-        std::vector<TensorView<const std::uint32_t>> inputs;
+    for (const Placement& placement : placements) {
+      const std::uint32_t pad = placement.pad, planes = placement.planes;
+      const std::size_t shift = placement.shift;
+      std::uint32_t total = 0;
+      for (const std::uint32_t w : widths) total += w;
+      const std::uint32_t plane_rows = (8u << 20) / (4 * total) / planes + 1;
+      const std::uint32_t rows = planes * plane_rows;
+      CAPTURE(widths.size());
+      CAPTURE(widths[0]);
+      CAPTURE(pad);
+      CAPTURE(shift);
+      CAPTURE(planes);
+      REQUIRE(std::uint64_t{rows} * total * 4 >= detail::kStreamMinBytes);
+      std::vector<std::vector<std::uint32_t>> data;
+      std::vector<TensorView<const std::uint32_t>> inputs;
+      for (std::size_t i = 0; i < widths.size(); ++i) {
+        data.push_back(test::distinct_buffer<std::uint32_t>(
+            std::size_t{rows} * widths[i], static_cast<std::uint32_t>(i) * 7919u));
+      }
+      for (std::size_t i = 0; i < widths.size(); ++i) {
+        inputs.emplace_back(data[i].data(), Layout::packed({planes, plane_rows, widths[i]}));
+      }
+      const std::uint32_t pitch = total + pad;
+      const std::uint32_t plane_pitch = plane_rows * pitch + (planes == 1 ? 0 : kPlaneGap);
+      std::vector<std::uint32_t> out_store;
+      std::uint32_t* const out = placed(out_store, std::size_t{planes} * plane_pitch, shift);
+      const Layout out_layout =
+          Layout::strided({planes, plane_rows, total}, {plane_pitch, pitch, 1});
+      join<std::uint32_t>(inputs, TensorView<std::uint32_t>(out, out_layout), 2);
+      // Row r of the pieces (r = plane * plane_rows + its row in the plane) in the output.
+      const auto row_at = [&](std::uint32_t r) {
+        return out + std::size_t{r / plane_rows} * plane_pitch +
+               std::size_t{r % plane_rows} * pitch;
+      };
+      std::uint32_t wrong = 0;
+      for (std::uint32_t r = 0; r < rows; ++r) {
+        std::uint32_t at = 0;
         for (std::size_t i = 0; i < widths.size(); ++i) {
-          data.push_back(test::distinct_buffer<std::uint32_t>(
-              std::size_t{rows} * widths[i], static_cast<std::uint32_t>(i) * 7919u));
+          wrong += std::memcmp(row_at(r) + at, data[i].data() + std::size_t{r} * widths[i],
+                               widths[i] * 4) != 0;
+          at += widths[i];
         }
-        for (std::size_t i = 0; i < widths.size(); ++i) {
-          inputs.emplace_back(data[i].data(), Layout::packed({rows, widths[i]}));
+        if (pad != 0) wrong += row_at(r)[total] != 0xA5A5A5A5u;
+      }
+      for (std::uint32_t plane = 0; plane < planes; ++plane) {
+        const std::uint32_t* const gap = out + std::size_t{plane} * plane_pitch +
+                                         std::size_t{plane_rows} * pitch;
+        for (std::uint32_t k = 0; k < (plane + 1 < planes ? kPlaneGap : 1); ++k) {
+          wrong += gap[k] != 0xA5A5A5A5u;
         }
-        const std::uint32_t pitch = total + pad;
-        std::vector<std::uint32_t> out_store;
-        std::uint32_t* const out = placed(out_store, std::size_t{rows} * pitch, shift);
-        const Layout out_layout = Layout::strided({rows, total}, {pitch, 1});
-        join<std::uint32_t>(inputs, TensorView<std::uint32_t>(out, out_layout), 1);
-        std::uint32_t wrong = 0;
-        for (std::uint32_t r = 0; r < rows; ++r) {
-          std::uint32_t at = 0;
-          for (std::size_t i = 0; i < widths.size(); ++i) {
-            wrong += std::memcmp(out + std::size_t{r} * pitch + at,
-                                 data[i].data() + std::size_t{r} * widths[i], widths[i] * 4) != 0;
-            at += widths[i];
-          }
-          if (pad != 0) wrong += out[std::size_t{r} * pitch + total] != 0xA5A5A5A5u;
-        }
-        wrong += out[-1] != 0xA5A5A5A5u || out[std::size_t{rows} * pitch] != 0xA5A5A5A5u;
-        CHECK(wrong == 0);
-        // And back: SPLIT of the whole streams each piece's runs one after another.
-        std::vector<std::vector<std::uint32_t>> stores(widths.size());
-        std::vector<TensorView<std::uint32_t>> outputs;
-        std::vector<std::uint32_t*> parts;
-        for (std::size_t i = 0; i < widths.size(); ++i) {
-          parts.push_back(placed(stores[i], std::size_t{rows} * widths[i], shift));
-          outputs.emplace_back(parts[i], Layout::packed({rows, widths[i]}));
-        }
-        split<std::uint32_t>(TensorView<const std::uint32_t>(out, out_layout), outputs, 1);
-        for (std::size_t i = 0; i < widths.size(); ++i) {
-          CHECK(std::memcmp(parts[i], data[i].data(), data[i].size() * 4) == 0);
-          CHECK(parts[i][-1] == 0xA5A5A5A5u);
-          CHECK(parts[i][data[i].size()] == 0xA5A5A5A5u);
-        }
+      }
+      wrong += out[-1] != 0xA5A5A5A5u;
+      CHECK(wrong == 0);
+      // And back: SPLIT of the whole streams each piece's runs one after another.
+      std::vector<std::vector<std::uint32_t>> stores(widths.size());
+      std::vector<TensorView<std::uint32_t>> outputs;
+      std::vector<std::uint32_t*> parts;
+      for (std::size_t i = 0; i < widths.size(); ++i) {
+        parts.push_back(placed(stores[i], std::size_t{rows} * widths[i], shift));
+        outputs.emplace_back(parts[i], Layout::packed({planes, plane_rows, widths[i]}));
+      }
+      split<std::uint32_t>(TensorView<const std::uint32_t>(out, out_layout), outputs, 2);
+      for (std::size_t i = 0; i < widths.size(); ++i) {
+        CHECK(std::memcmp(parts[i], data[i].data(), data[i].size() * 4) == 0);
+        CHECK(parts[i][-1] == 0xA5A5A5A5u);
+        CHECK(parts[i][data[i].size()] == 0xA5A5A5A5u);
       }
     }
   }

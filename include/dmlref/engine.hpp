@@ -141,17 +141,30 @@ inline constexpr std::uint64_t kDenseBatchBytes = 1024;
 inline constexpr std::uint64_t kDenseBatchSpanBytes = 2048;
 inline constexpr std::uint64_t kDenseBatchMaxPositions = 256;
 
-// A JOIN's runs stream straight to the output (BlockStores::Streamed) only if they are whole
-// lines or this wide. Narrower ones write each line in parts that come from different blocks a
-// batch apart, which even the AMD core here (stream_unit() 16) wrote to memory part by part:
-// 16 MiB of four float32 pieces 4 wide, one core: 2.8 ms streamed, 0.66-0.70 with ordinary
-// stores; two pieces 8 wide 1.22-1.28 against 0.53-0.56; pieces 16 wide, rows of 64 bytes:
-// 0.53-0.58 streamed, 0.85-0.97 ordinary. Runs of one line off a line did so now and then:
-// four pieces 16 float32 wide, 256 MiB, output 16 bytes past a line (numpy's placement), one
-// core, 20 calls each: 17-21 ms a call in some processes, 86-132 in others and within one,
-// against 26-45 staged (torch.cat 23-38); runs of 128 bytes and more streamed 16-22 ms in every
-// process (staged 24-48).
+// A JOIN's runs stream straight to the output a batch of positions at a time
+// (BlockStores::Streamed) only if they are whole lines or this wide (rows back to back stream in
+// row order instead, kStreamedRowsMinRunBytes). Narrower ones write each line in parts that come
+// from different blocks a batch apart, which even the AMD core here (stream_unit() 16) wrote to
+// memory part by part: 16 MiB of four float32 pieces 4 wide, one core: 2.8 ms streamed, 0.66-0.70
+// with ordinary stores; two pieces 8 wide 1.22-1.28 against 0.53-0.56; pieces 16 wide, rows of 64
+// bytes: 0.53-0.58 streamed, 0.85-0.97 ordinary. Runs of one line off a line did so now and then:
+// four pieces 16 float32 wide, 256 MiB, output 16 bytes past a line (numpy's placement), one core,
+// 20 calls each: 17-21 ms a call in some processes, 86-132 in others and within one, against 26-45
+// staged (torch.cat 23-38); runs of 128 bytes and more streamed 16-22 ms in every process (staged
+// 24-48).
 inline constexpr std::uint64_t kJoinStreamRunMinBytes = 128;
+
+// A JOIN into rows back to back whose runs start and end on stream_unit() boundaries streams
+// them in row order (BlockStores::StreamedRows) where they average at least this many bytes:
+// each run is then a few streaming stores that continue the last, and the work per run is small
+// beside them. AMD, one core, float32 pieces, output 16 bytes past a line, memcpy's time over
+// the JOIN's (staged, or straight in batches, against row order): four runs of 64 bytes,
+// 256 MiB 0.64-0.70 -> 0.96-0.98, 16 MiB 1.37-1.55 -> 1.79-1.92; 96, 16 and 96 bytes 0.75 ->
+// 1.04 and 1.03 -> 1.38; 64 and 16 (40 on average) 0.65 -> 0.80 and 1.00 -> 1.12; runs of 128
+// to 1024 bytes level (0.86-1.00 either way). Narrower runs lose at 16 MiB (four of 32 bytes
+// 0.93 -> 0.69, four of 16 1.49 -> 0.84; at 256 MiB 0.48 -> 0.86 and 0.65 -> 0.53) and stay
+// staged.
+inline constexpr std::uint64_t kStreamedRowsMinRunBytes = 40;
 
 // A JOIN's rows of fewer bytes take ordinary stores rather than a StagedStream (BlockStores):
 // each staged row is a few narrow stores into the stage, read back at once as wider lines. AMD,
@@ -201,8 +214,9 @@ struct StagedBuffers {
 // How copy_block_runs writes its runs.
 enum class BlockStores : std::uint8_t {
   Ordinary,
-  Streamed,    // every run with streaming stores (each run streams_aligned)
-  StagedRows,  // JOIN: the blocks tile each position's row of the whole, rows back to back
+  Streamed,      // every run with streaming stores (each run streams_aligned)
+  StreamedRows,  // the same in the whole's order: a JOIN's blocks tile rows back to back
+  StagedRows,    // JOIN: the blocks tile each position's row of the whole, rows back to back
 };
 
 // Copies the runs of `count` blocks for the outer positions [begin, end) (row-major over the
@@ -278,7 +292,28 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
   // (runs of 20 bytes) the batches win: 0.74-0.78 against 0.55.
   const bool one_at_a_time = !stream && !any_fetch && batch <= 2;
   for (std::uint64_t i = begin; i < end;) {
-    if (one_at_a_time) {
+    if (stores == BlockStores::StreamedRows) {
+      // Every store continues the one before, as a memcpy's do, and no ordinary store comes
+      // between them: the lanes are only read until the range ends. (Written back after each
+      // streamed run, the lanes made a JOIN of four 64-byte runs, 256 MiB, one AMD core, take
+      // 17-20 ms a call in some processes and 40-50 in others.)
+      const std::uint64_t steps = std::min(end - i, inner - c[rank - 1]);
+      unsigned char* to = lanes[0].dst + lanes[0].dst_at;  // the blocks' runs, back to back
+      for (std::uint64_t r = 0; r < steps; ++r) {
+        const auto at = static_cast<std::int64_t>(r);
+        for (std::size_t b = 0; b < count; ++b) {
+          const Lane& l = lanes[b];
+          stream_aligned_run(to, l.src + l.src_at + at * l.src_step, l.bytes);
+          to += l.bytes;
+        }
+      }
+      for (std::size_t b = 0; b < count; ++b) {
+        lanes[b].src_at += static_cast<std::int64_t>(steps) * lanes[b].src_step;
+        lanes[b].dst_at += static_cast<std::int64_t>(steps) * lanes[b].dst_step;
+      }
+      i += steps;
+      c[rank - 1] += steps;
+    } else if (one_at_a_time) {
       const std::uint64_t steps = std::min(end - i, inner - c[rank - 1]);
       for (std::uint64_t r = 0; r < steps; ++r) {
         for (std::size_t b = 0; b < count; ++b) {
@@ -447,6 +482,7 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // Every run streams_aligned, every step a stream_unit() multiple; in a JOIN, every run
   // kJoinStreamRunMinBytes or more, or whole lines at every position.
   bool runs_aligned = true;
+  bool runs_units = true;  // the first two of these alone
   const auto unit = static_cast<std::int64_t>(stream_unit());
   std::uint64_t whole_blocks = 0, whole_bytes = 0;
   std::int64_t base = 0;
@@ -462,10 +498,10 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
       ++run_blocks;
       position_bytes += bytes;
       bool lines = bytes % 64 == 0 && reinterpret_cast<std::uintptr_t>(b.data[1]) % 64 == 0;
-      runs_aligned = runs_aligned && streams_aligned(b.data[1], bytes);
+      runs_units = runs_units && streams_aligned(b.data[1], bytes);
       for (std::uint32_t k = 0; k < outer_rank; ++k) {
         const std::int64_t step = b.layout[1].strides[outer_dim[k]] * element;
-        runs_aligned = runs_aligned && step % unit == 0;
+        runs_units = runs_units && step % unit == 0;
         lines = lines && step % 64 == 0;
       }
       runs_aligned = runs_aligned && (!p.into_whole || bytes >= kJoinStreamRunMinBytes || lines);
@@ -516,16 +552,22 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // stores, 1.4 staged, np.copyto 1.3). A SPLIT's pieces take ordinary stores there: staged, each
   // piece's runs a stream of their own, they ran behind on either core (AMD, 16 MiB into pieces
   // 5 and 5 wide: 0.84-0.86 ms against 0.62-0.66; 100, 64, 100, 33 and 3: 1.38-1.46 against
-  // 0.69-0.77; Xeon, four pieces of 64-byte rows: 4.8 against 1.5).
+  // 0.69-0.77; Xeon, four pieces of 64-byte rows: 4.8 against 1.5). Before either, a JOIN into
+  // rows back to back whose runs all start and end on stream_unit() boundaries streams them in
+  // row order (kStreamedRowsMinRunBytes).
   const std::int64_t row_step = whole_layout.strides[outer_dim[outer_rank - 1]] * element;
-  const bool rows_staged = p.into_whole && whole_blocks == 0 && run_blocks <= group &&
-                           row_step == static_cast<std::int64_t>(position_bytes) &&
-                           position_bytes >= kStagedJoinRowMinBytes &&
+  runs_aligned = runs_aligned && runs_units;
+  const bool rows_back_to_back = p.into_whole && whole_blocks == 0 && run_blocks <= group &&
+                                 row_step == static_cast<std::int64_t>(position_bytes);
+  const bool rows_streamed = rows_back_to_back && runs_units &&
+                             position_bytes >= kStreamedRowsMinRunBytes * run_blocks;
+  const bool rows_staged = rows_back_to_back && position_bytes >= kStagedJoinRowMinBytes &&
                            position_bytes <= kStageBytes;
-  const BlockStores stores = !stream        ? BlockStores::Ordinary
-                             : runs_aligned ? BlockStores::Streamed
-                             : rows_staged  ? BlockStores::StagedRows
-                                            : BlockStores::Ordinary;
+  const BlockStores stores = !stream         ? BlockStores::Ordinary
+                             : rows_streamed ? BlockStores::StreamedRows
+                             : runs_aligned  ? BlockStores::Streamed
+                             : rows_staged   ? BlockStores::StagedRows
+                                             : BlockStores::Ordinary;
   const bool staged = stores == BlockStores::StagedRows;
   const auto copy_runs_of = [&](const BlockRun* runs, std::size_t n, std::uint64_t begin,
                                 std::uint64_t end) {
