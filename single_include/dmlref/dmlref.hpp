@@ -5165,7 +5165,7 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   bool runs_aligned = true;
   bool runs_units = true;  // the first two of these alone
   const auto unit = static_cast<std::int64_t>(stream_unit());
-  std::uint64_t whole_blocks = 0, whole_bytes = 0;
+  std::uint64_t whole_blocks = 0, whole_bytes = 0, largest_whole_bytes = 0;
   std::int64_t base = 0;
   for (std::size_t i = 0; i < p.count; ++i) {
     const Block b = block_of(i, base);
@@ -5173,7 +5173,9 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
     const std::uint64_t run = run_of(b);
     if (run == 0) {
       ++whole_blocks;
-      whole_bytes += b.layout[1].element_count() * element_bytes;
+      const std::uint64_t bytes = b.layout[1].element_count() * element_bytes;
+      whole_bytes += bytes;
+      largest_whole_bytes = std::max(largest_whole_bytes, bytes);
     } else {
       const std::uint64_t bytes = run * element_bytes;
       ++run_blocks;
@@ -5189,12 +5191,17 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
     }
   }
   if (whole_blocks != 0) {
-    // With a block for every thread (JOIN or SPLIT of many pieces along the outermost axis),
-    // threads take ranges of blocks, each copied on one thread; with fewer, the blocks go one
-    // after the other, each split between the threads by its own copy. (The size first: a small
-    // call does not look up the thread count.)
+    // With a block for every thread, none more than a thread's share of the bytes (JOIN or SPLIT
+    // of many pieces along the outermost axis), threads take ranges of blocks, each copied on one
+    // thread; otherwise the blocks go one after the other, each split between the threads by its
+    // own copy: a thread given a large block alone would copy it while the others wait (a row
+    // appended to 256 MiB along axis 0, two threads: no faster than one). (The size first: a
+    // small call does not look up the thread count.)
     std::size_t parts = parallel_parts(whole_bytes, p.count);
-    if (parts > 1 && whole_blocks < threads_for_call()) parts = 1;
+    if (parts > 1) {
+      const std::uint32_t threads = threads_for_call();
+      if (whole_blocks < threads || largest_whole_bytes > whole_bytes / threads) parts = 1;
+    }
     parallel_ranges(parts, p.count, [&](std::uint64_t first, std::uint64_t last) {
       std::int64_t at = 0;
       for (std::size_t i = 0; i < first; ++i) at += p.at(p.pieces, i).layout->sizes[axis];
