@@ -5149,14 +5149,24 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // A block moved as runs: at least two blocks, rows that interleave (some outer position
   // besides the first), and dimensions [axis, rank) one contiguous run in both operands.
   const bool side_by_side = p.count >= 2 && positions >= 2;
+  const std::uint64_t total_bytes = whole_layout.element_count() * element_bytes;
+  // Threads take ranges of the outer positions of blocks moved as runs: where there are fewer
+  // positions than the parts a copy of this size is split into, a block whose runs are a part
+  // (parallel_part_bytes) or longer is copied whole instead, split among every thread by its
+  // own copy: JOIN of {2, N} pieces along axis 1 would otherwise keep two threads busy however
+  // many there are. (The size first: a small call does not look up the thread count.)
+  const bool few_positions =
+      side_by_side && parallel_parts(total_bytes, positions) <
+                          parallel_parts(total_bytes, std::numeric_limits<std::uint64_t>::max());
   const auto run_of = [&](const Block& b) -> std::uint64_t {
     if (!side_by_side) return 0;
     const std::uint64_t run = contiguous_tail(b.layout[0], axis);
-    return contiguous_tail(b.layout[1], axis) == run ? run : 0;
+    if (contiguous_tail(b.layout[1], axis) != run) return 0;
+    return few_positions && run * element_bytes >= parallel_part_bytes ? 0 : run;
   };
   // Streaming is decided once, from the whole (the blocks partition it): each block may be
   // small, the whole not.
-  const bool stream = whole_layout.element_count() * element_bytes >= kStreamMinBytes;
+  const bool stream = total_bytes >= kStreamMinBytes;
   // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
