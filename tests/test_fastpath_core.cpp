@@ -182,10 +182,10 @@ TEST_CASE_TEMPLATE("join and split in groups of blocks and in slabs equal the go
 TEST_CASE("copy_pieces streams the runs of an 8 MiB join and split and writes every byte") {
   // Pieces of {rows, width_i} UINT32 joined along the last axis into an 8 MiB output
   // (kStreamMinBytes), and split back. Packed (pad 0), a JOIN whose runs all start and end on
-  // stream_unit() boundaries streams them in row order (StreamedRows; each width set here
-  // averages kStreamedRowsMinRunBytes or more): where stream_unit() is 16, {64, 64, 64, 64},
-  // {16, 16, 16, 16} and {4, 32, 8, 16} on a line (shift 0) and 16 bytes past one (numpy's
-  // placement), where it is 64 the first two on a line. Other packed JOINs are staged
+  // stream_unit() boundaries and average kStreamedRowsMinRunBytes or more streams them in row
+  // order (StreamedRows): where stream_unit() is 16, {64, 64, 64, 64}, {16, 16, 16, 16} and
+  // {4, 32, 8, 16} on a line (shift 0) and 16 bytes past one (numpy's placement), where it is 64
+  // the first two on a line. Other packed JOINs are staged
   // (StagedStream), but for rows of 20 bytes ({2, 3}), too narrow to stage. A SPLIT's runs
   // stream whole where they start and end on stream_unit() boundaries, and take ordinary stores
   // elsewhere. The packed cases run again as three planes of rows with 16 elements between
