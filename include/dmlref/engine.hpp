@@ -291,13 +291,16 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
   // 0.62-0.66 of memcpy -> 0.75-0.79; 24, 5 and 24: 0.68-0.71 -> 0.83-0.85. With a batch of 8
   // (runs of 20 bytes) the batches win: 0.74-0.78 against 0.55.
   const bool one_at_a_time = !stream && !any_fetch && batch <= 2;
+  const bool streamed_rows = stores == BlockStores::StreamedRows;
+  // Those two go to the end of the innermost outer dimension at each step, the others a batch.
+  const std::uint64_t most_steps = streamed_rows || one_at_a_time ? inner : batch;
   for (std::uint64_t i = begin; i < end;) {
-    if (stores == BlockStores::StreamedRows) {
+    const std::uint64_t steps = std::min({end - i, inner - c[rank - 1], most_steps});
+    if (streamed_rows) {
       // Every store continues the one before, as a memcpy's do, and no ordinary store comes
       // between them: the lanes are only read until the range ends. (Written back after each
       // streamed run, the lanes made a JOIN of four 64-byte runs, 256 MiB, one AMD core, take
       // 17-20 ms a call in some processes and 40-50 in others.)
-      const std::uint64_t steps = std::min(end - i, inner - c[rank - 1]);
       unsigned char* to = lanes[0].dst + lanes[0].dst_at;  // the blocks' runs, back to back
       for (std::uint64_t r = 0; r < steps; ++r) {
         const auto at = static_cast<std::int64_t>(r);
@@ -311,10 +314,7 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
         lanes[b].src_at += static_cast<std::int64_t>(steps) * lanes[b].src_step;
         lanes[b].dst_at += static_cast<std::int64_t>(steps) * lanes[b].dst_step;
       }
-      i += steps;
-      c[rank - 1] += steps;
     } else if (one_at_a_time) {
-      const std::uint64_t steps = std::min(end - i, inner - c[rank - 1]);
       for (std::uint64_t r = 0; r < steps; ++r) {
         for (std::size_t b = 0; b < count; ++b) {
           Lane& l = lanes[b];
@@ -323,12 +323,10 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
           l.dst_at += l.dst_step;
         }
       }
-      i += steps;
-      c[rank - 1] += steps;
     } else {
-      // A few positions along the innermost outer dimension per block, so each block's loop
-      // runs on registers; few enough that every piece still streams alongside the others.
-      const std::uint64_t steps = std::min({end - i, inner - c[rank - 1], batch});
+      // A few positions along the innermost outer dimension per block (a batch), so each
+      // block's loop runs on registers; few enough that every piece still streams alongside the
+      // others.
       const auto n = static_cast<std::int64_t>(steps);
       // StagedRows: the batch's rows, lanes[0]'s run first in each (the caller checks).
       unsigned char* const rows_at = lanes[0].dst + lanes[0].dst_at;
@@ -378,9 +376,9 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
         l.dst_at += n * l.dst_step;
       }
       if (staged_rows) staged->rows.end(staged->stage, steps * row_bytes);
-      i += steps;
-      c[rank - 1] += steps;
     }
+    i += steps;
+    c[rank - 1] += steps;
     // At the end of the innermost outer dimension, carry into the ones before it.
     if (c[rank - 1] < inner) continue;
     c[rank - 1] = 0;
@@ -475,8 +473,7 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // own copy: JOIN of {2, N} pieces along axis 1 would otherwise keep two threads busy however
   // many there are. (The size first: a small call does not look up the thread count.)
   const bool few_positions =
-      side_by_side && parallel_parts(total_bytes, positions) <
-                          parallel_parts(total_bytes, std::numeric_limits<std::uint64_t>::max());
+      side_by_side && positions < parallel_parts(total_bytes, ~std::uint64_t{0});
   const auto run_of = [&](const Block& b) -> std::uint64_t {
     if (!side_by_side) return 0;
     const std::uint64_t run = contiguous_tail(b.layout[0], axis);
@@ -489,10 +486,9 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
-  // Every run streams_aligned, every step a stream_unit() multiple; in a JOIN, every run
-  // kJoinStreamRunMinBytes or more, or whole lines at every position.
-  bool runs_aligned = true;
-  bool runs_units = true;  // the first two of these alone
+  bool runs_units = true;  // every run streams_aligned, every step a stream_unit() multiple
+  // In a JOIN, every run kJoinStreamRunMinBytes or more, or whole lines at every position.
+  bool runs_wide = true;
   const auto unit = static_cast<std::int64_t>(stream_unit());
   std::uint64_t whole_blocks = 0, whole_bytes = 0, largest_whole_bytes = 0;
   std::int64_t base = 0;
@@ -516,7 +512,7 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
         runs_units = runs_units && step % unit == 0;
         lines = lines && step % 64 == 0;
       }
-      runs_aligned = runs_aligned && (!p.into_whole || bytes >= kJoinStreamRunMinBytes || lines);
+      runs_wide = runs_wide && (!p.into_whole || bytes >= kJoinStreamRunMinBytes || lines);
     }
   }
   if (whole_blocks != 0) {
@@ -573,7 +569,7 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // rows back to back whose runs all start and end on stream_unit() boundaries streams them in
   // row order (kStreamedRowsMinRunBytes).
   const std::int64_t row_step = whole_layout.strides[outer_dim[outer_rank - 1]] * element;
-  runs_aligned = runs_aligned && runs_units;
+  const bool runs_aligned = runs_units && runs_wide;
   const bool rows_back_to_back = p.into_whole && whole_blocks == 0 && run_blocks <= group &&
                                  row_step == static_cast<std::int64_t>(position_bytes);
   const bool rows_streamed = rows_back_to_back && runs_units &&
