@@ -163,7 +163,9 @@ inline constexpr std::uint64_t kJoinStreamRunMinBytes = 128;
 // 1.04 and 1.03 -> 1.38; 64 and 16 (40 on average) 0.65 -> 0.80 and 1.00 -> 1.12; runs of 128
 // to 1024 bytes level (0.86-1.00 either way). Narrower runs lose at 16 MiB (four of 32 bytes
 // 0.93 -> 0.69, four of 16 1.49 -> 0.84; at 256 MiB 0.48 -> 0.86 and 0.65 -> 0.53) and stay
-// staged.
+// staged. Runs off those boundaries (BlockStores::ShiftedRows) keep the same floor: below it they
+// lost to the stage at both sizes (three of 24 bytes, 16 MiB 0.84 -> 1.34 ms, 256 MiB 20.5 ->
+// 21.9; 16 and 32 bytes, 256 MiB 16.9 -> 24.4).
 inline constexpr std::uint64_t kStreamedRowsMinRunBytes = 40;
 
 // A JOIN's rows of fewer bytes take ordinary stores rather than a StagedStream (BlockStores):
@@ -216,6 +218,7 @@ enum class BlockStores : std::uint8_t {
   Ordinary,
   Streamed,      // every run with streaming stores (each run streams_aligned)
   StreamedRows,  // the same in the whole's order: a JOIN's blocks tile rows back to back
+  ShiftedRows,   // the same at any byte offset, runs of 16 bytes or more (AVX2 shuffles)
   StagedRows,    // JOIN: the blocks tile each position's row of the whole, rows back to back
 };
 
@@ -292,11 +295,25 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
   // (runs of 20 bytes) the batches win: 0.74-0.78 against 0.55.
   const bool one_at_a_time = !stream && !any_fetch && batch <= 2;
   const bool streamed_rows = stores == BlockStores::StreamedRows;
-  // Those two go to the end of the innermost outer dimension at each step, the others a batch.
-  const std::uint64_t most_steps = streamed_rows || one_at_a_time ? inner : batch;
+  const bool shifted_rows = stores == BlockStores::ShiftedRows;
+  // Those go to the end of the innermost outer dimension at each step, the others a batch.
+  const std::uint64_t most_steps =
+      streamed_rows || shifted_rows || one_at_a_time ? inner : batch;
   for (std::uint64_t i = begin; i < end;) {
     const std::uint64_t steps = std::min({end - i, inner - c[rank - 1], most_steps});
-    if (streamed_rows) {
+    if (shifted_rows) {
+#if DMLREF_ENGINE_AVX2
+      std::array<ShiftedRowRun, kBlockGroup> runs;
+      for (std::size_t b = 0; b < count; ++b) {
+        runs[b] = {lanes[b].src + lanes[b].src_at, lanes[b].src_step, lanes[b].bytes};
+      }
+      stream_shifted_rows_avx2(runs.data(), count, steps, lanes[0].dst + lanes[0].dst_at);
+#endif
+      for (std::size_t b = 0; b < count; ++b) {
+        lanes[b].src_at += static_cast<std::int64_t>(steps) * lanes[b].src_step;
+        lanes[b].dst_at += static_cast<std::int64_t>(steps) * lanes[b].dst_step;
+      }
+    } else if (streamed_rows) {
       // Every store continues the one before, as a memcpy's do, and no ordinary store comes
       // between them: the lanes are only read until the range ends. (Written back after each
       // streamed run, the lanes made a JOIN of four 64-byte runs, 256 MiB, one AMD core, take
@@ -486,6 +503,7 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
+  std::uint64_t shortest_run_bytes = ~std::uint64_t{0};
   bool runs_units = true;  // every run streams_aligned, every step a stream_unit() multiple
   // In a JOIN, every run kJoinStreamRunMinBytes or more, or whole lines at every position.
   bool runs_wide = true;
@@ -505,6 +523,7 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
       const std::uint64_t bytes = run * element_bytes;
       ++run_blocks;
       position_bytes += bytes;
+      shortest_run_bytes = std::min(shortest_run_bytes, bytes);
       bool lines = bytes % 64 == 0 && reinterpret_cast<std::uintptr_t>(b.data[1]) % 64 == 0;
       runs_units = runs_units && streams_aligned(b.data[1], bytes);
       for (std::uint32_t k = 0; k < outer_rank; ++k) {
@@ -567,17 +586,27 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // 5 and 5 wide: 0.84-0.86 ms against 0.62-0.66; 100, 64, 100, 33 and 3: 1.38-1.46 against
   // 0.69-0.77; Xeon, four pieces of 64-byte rows: 4.8 against 1.5). Before either, a JOIN into
   // rows back to back whose runs all start and end on stream_unit() boundaries streams them in
-  // row order (kStreamedRowsMinRunBytes).
+  // row order (kStreamedRowsMinRunBytes); where they do not, but every run is 16 bytes or more,
+  // so does one whose CPU has AVX2's byte shuffles (stream_shifted_rows_avx2): staged, such rows
+  // lost half of memcpy's speed (float32 pieces, output 16 bytes past a line, one core: runs of
+  // 100 and 100 bytes, 16 MiB 1.72 ms -> 0.93, 256 MiB 32.0 -> 19.9; 48 and 52 bytes, 256 MiB
+  // 24.2 -> 19.0; 400 and 36, 27.2 -> 20.5; memcpy 1.5 and 17). Its stores go in address order,
+  // each line's in turn, as memcpy's do, so it is not limited to stream_unit() 16.
   const std::int64_t row_step = whole_layout.strides[outer_dim[outer_rank - 1]] * element;
   const bool runs_aligned = runs_units && runs_wide;
   const bool rows_back_to_back = p.into_whole && whole_blocks == 0 && run_blocks <= group &&
                                  row_step == static_cast<std::int64_t>(position_bytes);
   const bool rows_streamed = rows_back_to_back && runs_units &&
                              position_bytes >= kStreamedRowsMinRunBytes * run_blocks;
+  const bool rows_shifted = DMLREF_ENGINE_AVX2 && rows_back_to_back && !rows_streamed &&
+                            shortest_run_bytes >= 16 &&
+                            position_bytes >= kStreamedRowsMinRunBytes * run_blocks &&
+                            engine_avx2_enabled();
   const bool rows_staged = rows_back_to_back && position_bytes >= kStagedJoinRowMinBytes &&
                            position_bytes <= kStageBytes;
   const BlockStores stores = !stream         ? BlockStores::Ordinary
                              : rows_streamed ? BlockStores::StreamedRows
+                             : rows_shifted  ? BlockStores::ShiftedRows
                              : runs_aligned  ? BlockStores::Streamed
                              : rows_staged   ? BlockStores::StagedRows
                                              : BlockStores::Ordinary;

@@ -310,6 +310,68 @@ DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t cou
   return any_bad == 0;
 }
 
+// One block's runs in stream_shifted_rows_avx2: row r's run is the `bytes` bytes at
+// src + r * src_step.
+struct ShiftedRowRun {
+  const unsigned char* src;
+  std::int64_t src_step;
+  std::uint64_t bytes;
+};
+
+// Rows back to back from `to`, each the runs of `count` blocks in turn (a JOIN into a packed
+// whole), for `rows` rows, streamed in address order at any byte offset: every run is 16 bytes or
+// more, so each 16-byte-aligned part of the output takes its bytes from at most two runs, the end
+// of one (held in a register, shifted down) and the start of the next (shifted up). Only the
+// bytes before the first 16-byte boundary and after the last go through ordinary stores. Loads
+// stay within each run. The caller fences.
+DMLREF_TARGET_AVX2 inline void stream_shifted_rows_avx2(const ShiftedRowRun* runs,
+                                                        std::size_t count, std::uint64_t rows,
+                                                        unsigned char* to) noexcept {
+  using Bytes16 = char __attribute__((vector_size(16)));
+  // pshufb controls, 16 bytes from kControls + 16 - k: bytes moved up by k, zeros below; from
+  // kControls + 32 - k: the last k bytes moved down to the start, zeros above.
+  alignas(16) static constexpr signed char kControls[48] = {
+      -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+      -128, 0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,
+      14,   15,   -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+      -128, -128, -128};
+  const auto load = [](const void* p) {
+    Bytes16 v;
+    std::memcpy(&v, p, 16);
+    return v;
+  };
+  const auto stream = [](unsigned char* q, Bytes16 v) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(q), reinterpret_cast<__m128i>(v));
+  };
+  const std::uint64_t head = (16 - reinterpret_cast<std::uintptr_t>(to) % 16) % 16;
+  std::memcpy(to, runs[0].src, head);  // within the first run (16 bytes or more)
+  unsigned char* q = to + head;        // the next 16 bytes to stream, on a boundary
+  Bytes16 held{};                      // q's first `held_bytes` bytes, zeros above
+  std::uint64_t held_bytes = 0;
+  std::uint64_t skip = head;  // bytes of the first run already written
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    for (std::size_t b = 0; b < count; ++b) {
+      const unsigned char* const s = runs[b].src + static_cast<std::int64_t>(r) * runs[b].src_step;
+      const std::uint64_t n = runs[b].bytes;
+      std::uint64_t i = skip;
+      skip = 0;
+      if (held_bytes != 0) {
+        stream(q, held | __builtin_ia32_pshufb128(load(s), load(kControls + 16 - held_bytes)));
+        q += 16;
+        i = 16 - held_bytes;
+      }
+      for (; i + 16 <= n; i += 16, q += 16) stream(q, load(s + i));
+      held_bytes = n - i;
+      if (held_bytes != 0) {
+        held = __builtin_ia32_pshufb128(load(s + n - 16), load(kControls + 32 - held_bytes));
+      }
+    }
+  }
+  unsigned char tail[16];
+  std::memcpy(tail, &held, 16);
+  std::memcpy(q, tail, held_bytes);
+}
+
 #endif  // DMLREF_ENGINE_AVX2
 
 }  // namespace dmlref::detail

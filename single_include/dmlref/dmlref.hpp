@@ -4212,6 +4212,68 @@ DMLREF_TARGET_AVX2 bool narrow_index_blocks_avx2(const I* run, std::uint64_t cou
   return any_bad == 0;
 }
 
+// One block's runs in stream_shifted_rows_avx2: row r's run is the `bytes` bytes at
+// src + r * src_step.
+struct ShiftedRowRun {
+  const unsigned char* src;
+  std::int64_t src_step;
+  std::uint64_t bytes;
+};
+
+// Rows back to back from `to`, each the runs of `count` blocks in turn (a JOIN into a packed
+// whole), for `rows` rows, streamed in address order at any byte offset: every run is 16 bytes or
+// more, so each 16-byte-aligned part of the output takes its bytes from at most two runs, the end
+// of one (held in a register, shifted down) and the start of the next (shifted up). Only the
+// bytes before the first 16-byte boundary and after the last go through ordinary stores. Loads
+// stay within each run. The caller fences.
+DMLREF_TARGET_AVX2 inline void stream_shifted_rows_avx2(const ShiftedRowRun* runs,
+                                                        std::size_t count, std::uint64_t rows,
+                                                        unsigned char* to) noexcept {
+  using Bytes16 = char __attribute__((vector_size(16)));
+  // pshufb controls, 16 bytes from kControls + 16 - k: bytes moved up by k, zeros below; from
+  // kControls + 32 - k: the last k bytes moved down to the start, zeros above.
+  alignas(16) static constexpr signed char kControls[48] = {
+      -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+      -128, 0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,
+      14,   15,   -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+      -128, -128, -128};
+  const auto load = [](const void* p) {
+    Bytes16 v;
+    std::memcpy(&v, p, 16);
+    return v;
+  };
+  const auto stream = [](unsigned char* q, Bytes16 v) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(q), reinterpret_cast<__m128i>(v));
+  };
+  const std::uint64_t head = (16 - reinterpret_cast<std::uintptr_t>(to) % 16) % 16;
+  std::memcpy(to, runs[0].src, head);  // within the first run (16 bytes or more)
+  unsigned char* q = to + head;        // the next 16 bytes to stream, on a boundary
+  Bytes16 held{};                      // q's first `held_bytes` bytes, zeros above
+  std::uint64_t held_bytes = 0;
+  std::uint64_t skip = head;  // bytes of the first run already written
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    for (std::size_t b = 0; b < count; ++b) {
+      const unsigned char* const s = runs[b].src + static_cast<std::int64_t>(r) * runs[b].src_step;
+      const std::uint64_t n = runs[b].bytes;
+      std::uint64_t i = skip;
+      skip = 0;
+      if (held_bytes != 0) {
+        stream(q, held | __builtin_ia32_pshufb128(load(s), load(kControls + 16 - held_bytes)));
+        q += 16;
+        i = 16 - held_bytes;
+      }
+      for (; i + 16 <= n; i += 16, q += 16) stream(q, load(s + i));
+      held_bytes = n - i;
+      if (held_bytes != 0) {
+        held = __builtin_ia32_pshufb128(load(s + n - 16), load(kControls + 32 - held_bytes));
+      }
+    }
+  }
+  unsigned char tail[16];
+  std::memcpy(tail, &held, 16);
+  std::memcpy(q, tail, held_bytes);
+}
+
 #endif  // DMLREF_ENGINE_AVX2
 
 }  // namespace dmlref::detail
@@ -4892,7 +4954,9 @@ inline constexpr std::uint64_t kJoinStreamRunMinBytes = 128;
 // 1.04 and 1.03 -> 1.38; 64 and 16 (40 on average) 0.65 -> 0.80 and 1.00 -> 1.12; runs of 128
 // to 1024 bytes level (0.86-1.00 either way). Narrower runs lose at 16 MiB (four of 32 bytes
 // 0.93 -> 0.69, four of 16 1.49 -> 0.84; at 256 MiB 0.48 -> 0.86 and 0.65 -> 0.53) and stay
-// staged.
+// staged. Runs off those boundaries (BlockStores::ShiftedRows) keep the same floor: below it they
+// lost to the stage at both sizes (three of 24 bytes, 16 MiB 0.84 -> 1.34 ms, 256 MiB 20.5 ->
+// 21.9; 16 and 32 bytes, 256 MiB 16.9 -> 24.4).
 inline constexpr std::uint64_t kStreamedRowsMinRunBytes = 40;
 
 // A JOIN's rows of fewer bytes take ordinary stores rather than a StagedStream (BlockStores):
@@ -4945,6 +5009,7 @@ enum class BlockStores : std::uint8_t {
   Ordinary,
   Streamed,      // every run with streaming stores (each run streams_aligned)
   StreamedRows,  // the same in the whole's order: a JOIN's blocks tile rows back to back
+  ShiftedRows,   // the same at any byte offset, runs of 16 bytes or more (AVX2 shuffles)
   StagedRows,    // JOIN: the blocks tile each position's row of the whole, rows back to back
 };
 
@@ -5021,11 +5086,25 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
   // (runs of 20 bytes) the batches win: 0.74-0.78 against 0.55.
   const bool one_at_a_time = !stream && !any_fetch && batch <= 2;
   const bool streamed_rows = stores == BlockStores::StreamedRows;
-  // Those two go to the end of the innermost outer dimension at each step, the others a batch.
-  const std::uint64_t most_steps = streamed_rows || one_at_a_time ? inner : batch;
+  const bool shifted_rows = stores == BlockStores::ShiftedRows;
+  // Those go to the end of the innermost outer dimension at each step, the others a batch.
+  const std::uint64_t most_steps =
+      streamed_rows || shifted_rows || one_at_a_time ? inner : batch;
   for (std::uint64_t i = begin; i < end;) {
     const std::uint64_t steps = std::min({end - i, inner - c[rank - 1], most_steps});
-    if (streamed_rows) {
+    if (shifted_rows) {
+#if DMLREF_ENGINE_AVX2
+      std::array<ShiftedRowRun, kBlockGroup> runs;
+      for (std::size_t b = 0; b < count; ++b) {
+        runs[b] = {lanes[b].src + lanes[b].src_at, lanes[b].src_step, lanes[b].bytes};
+      }
+      stream_shifted_rows_avx2(runs.data(), count, steps, lanes[0].dst + lanes[0].dst_at);
+#endif
+      for (std::size_t b = 0; b < count; ++b) {
+        lanes[b].src_at += static_cast<std::int64_t>(steps) * lanes[b].src_step;
+        lanes[b].dst_at += static_cast<std::int64_t>(steps) * lanes[b].dst_step;
+      }
+    } else if (streamed_rows) {
       // Every store continues the one before, as a memcpy's do, and no ordinary store comes
       // between them: the lanes are only read until the range ends. (Written back after each
       // streamed run, the lanes made a JOIN of four 64-byte runs, 256 MiB, one AMD core, take
@@ -5215,6 +5294,7 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
+  std::uint64_t shortest_run_bytes = ~std::uint64_t{0};
   bool runs_units = true;  // every run streams_aligned, every step a stream_unit() multiple
   // In a JOIN, every run kJoinStreamRunMinBytes or more, or whole lines at every position.
   bool runs_wide = true;
@@ -5234,6 +5314,7 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
       const std::uint64_t bytes = run * element_bytes;
       ++run_blocks;
       position_bytes += bytes;
+      shortest_run_bytes = std::min(shortest_run_bytes, bytes);
       bool lines = bytes % 64 == 0 && reinterpret_cast<std::uintptr_t>(b.data[1]) % 64 == 0;
       runs_units = runs_units && streams_aligned(b.data[1], bytes);
       for (std::uint32_t k = 0; k < outer_rank; ++k) {
@@ -5296,17 +5377,27 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // 5 and 5 wide: 0.84-0.86 ms against 0.62-0.66; 100, 64, 100, 33 and 3: 1.38-1.46 against
   // 0.69-0.77; Xeon, four pieces of 64-byte rows: 4.8 against 1.5). Before either, a JOIN into
   // rows back to back whose runs all start and end on stream_unit() boundaries streams them in
-  // row order (kStreamedRowsMinRunBytes).
+  // row order (kStreamedRowsMinRunBytes); where they do not, but every run is 16 bytes or more,
+  // so does one whose CPU has AVX2's byte shuffles (stream_shifted_rows_avx2): staged, such rows
+  // lost half of memcpy's speed (float32 pieces, output 16 bytes past a line, one core: runs of
+  // 100 and 100 bytes, 16 MiB 1.72 ms -> 0.93, 256 MiB 32.0 -> 19.9; 48 and 52 bytes, 256 MiB
+  // 24.2 -> 19.0; 400 and 36, 27.2 -> 20.5; memcpy 1.5 and 17). Its stores go in address order,
+  // each line's in turn, as memcpy's do, so it is not limited to stream_unit() 16.
   const std::int64_t row_step = whole_layout.strides[outer_dim[outer_rank - 1]] * element;
   const bool runs_aligned = runs_units && runs_wide;
   const bool rows_back_to_back = p.into_whole && whole_blocks == 0 && run_blocks <= group &&
                                  row_step == static_cast<std::int64_t>(position_bytes);
   const bool rows_streamed = rows_back_to_back && runs_units &&
                              position_bytes >= kStreamedRowsMinRunBytes * run_blocks;
+  const bool rows_shifted = DMLREF_ENGINE_AVX2 && rows_back_to_back && !rows_streamed &&
+                            shortest_run_bytes >= 16 &&
+                            position_bytes >= kStreamedRowsMinRunBytes * run_blocks &&
+                            engine_avx2_enabled();
   const bool rows_staged = rows_back_to_back && position_bytes >= kStagedJoinRowMinBytes &&
                            position_bytes <= kStageBytes;
   const BlockStores stores = !stream         ? BlockStores::Ordinary
                              : rows_streamed ? BlockStores::StreamedRows
+                             : rows_shifted  ? BlockStores::ShiftedRows
                              : runs_aligned  ? BlockStores::Streamed
                              : rows_staged   ? BlockStores::StagedRows
                                              : BlockStores::Ordinary;
