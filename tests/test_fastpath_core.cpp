@@ -290,6 +290,70 @@ TEST_CASE("copy_pieces streams the runs of an 8 MiB join and split and writes ev
   }
 }
 
+TEST_CASE("copy_pieces streams rows back to back at any byte offset: runs of 1 byte and more") {
+  // UINT8 pieces joined along the last axis into rows back to back, 8 MiB (kStreamMinBytes),
+  // runs of every short length (1-3, 4-7, 8-15 bytes: their own loads) beside runs of 16 bytes
+  // or more, averaging kStreamedRowsMinRunBytes or more: where the CPU has AVX2 they stream in
+  // row order (ShiftedRows), each aligned 16 bytes of the output assembled from the runs that
+  // cover it; without it (the second pass) they are staged. The output starts 0, 1, 9 or 15 bytes
+  // past a 16-byte boundary, and its rows lie in two planes 5 bytes apart, so the stream starts
+  // and ends mid-16 at each plane (and at each thread's range in the split runs). Checked row by
+  // row against the pieces, with sentinels around the output and between the planes.
+  const std::vector<std::vector<std::uint32_t>> width_sets = {
+      {160, 1, 2, 3}, {200, 5, 9, 7, 15}, {17, 128, 16, 13}, {255, 4}};
+  constexpr std::uint32_t kPlanes = 2, kPlaneGap = 5;
+  constexpr std::uint8_t kSentinelByte = 0xA5;
+  const test::Avx2Switch restore;
+  for (const bool avx2 : {true, false}) {
+    detail::allow_avx2 = avx2;
+    for (const std::vector<std::uint32_t>& widths : width_sets) {
+      for (const std::size_t shift : {0u, 1u, 9u, 15u}) {
+        std::uint32_t total = 0;
+        for (const std::uint32_t w : widths) total += w;
+        const std::uint32_t plane_rows = (8u << 20) / total / kPlanes + 1;
+        CAPTURE(avx2);
+        CAPTURE(widths[0]);
+        CAPTURE(shift);
+        std::vector<std::vector<std::uint8_t>> data;
+        std::vector<TensorView<const std::uint8_t>> inputs;
+        for (std::size_t i = 0; i < widths.size(); ++i) {
+          data.push_back(test::distinct_buffer<std::uint8_t>(
+              std::size_t{kPlanes} * plane_rows * widths[i], static_cast<std::uint8_t>(i * 31)));
+        }
+        for (std::size_t i = 0; i < widths.size(); ++i) {
+          inputs.emplace_back(data[i].data(), Layout::packed({kPlanes, plane_rows, widths[i]}));
+        }
+        const std::uint32_t plane_pitch = plane_rows * total + kPlaneGap;
+        std::vector<std::uint8_t> store(std::size_t{kPlanes} * plane_pitch + 64, kSentinelByte);
+        const auto base = reinterpret_cast<std::uintptr_t>(store.data());
+        std::uint8_t* const out = store.data() + (16 - base % 16) % 16 + 16 + shift;
+        const Layout out_layout =
+            Layout::strided({kPlanes, plane_rows, total}, {plane_pitch, total, 1});
+        join<std::uint8_t>(inputs, TensorView<std::uint8_t>(out, out_layout), 2);
+        std::uint32_t wrong = 0;
+        for (std::uint32_t plane = 0; plane < kPlanes; ++plane) {
+          for (std::uint32_t row = 0; row < plane_rows; ++row) {
+            const std::uint8_t* at =
+                out + std::size_t{plane} * plane_pitch + std::size_t{row} * total;
+            const std::size_t r = std::size_t{plane} * plane_rows + row;
+            for (std::size_t i = 0; i < widths.size(); ++i) {
+              wrong += std::memcmp(at, data[i].data() + r * widths[i], widths[i]) != 0;
+              at += widths[i];
+            }
+          }
+          const std::uint8_t* const gap = out + std::size_t{plane} * plane_pitch +
+                                          std::size_t{plane_rows} * total;
+          for (std::uint32_t k = 0; k < kPlaneGap; ++k) wrong += gap[k] != kSentinelByte;
+        }
+        for (std::size_t k = 1; k <= 16 + shift; ++k) {
+          wrong += out[-static_cast<std::ptrdiff_t>(k)] != kSentinelByte;
+        }
+        CHECK(wrong == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("copy_bytes_short equals memcpy for every length 0-300 and alignment") {
   std::vector<unsigned char> src(320);
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 13 + 5);

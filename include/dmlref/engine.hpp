@@ -218,7 +218,7 @@ enum class BlockStores : std::uint8_t {
   Ordinary,
   Streamed,      // every run with streaming stores (each run streams_aligned)
   StreamedRows,  // the same in the whole's order: a JOIN's blocks tile rows back to back
-  ShiftedRows,   // the same at any byte offset, runs of 16 bytes or more (AVX2 shuffles)
+  ShiftedRows,   // the same at any byte offset (AVX2 byte shuffles)
   StagedRows,    // JOIN: the blocks tile each position's row of the whole, rows back to back
 };
 
@@ -296,6 +296,8 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
   const bool one_at_a_time = !stream && !any_fetch && batch <= 2;
   const bool streamed_rows = stores == BlockStores::StreamedRows;
   const bool shifted_rows = stores == BlockStores::ShiftedRows;
+  bool short_runs = false;  // ShiftedRows: a run under 16 bytes
+  for (std::size_t b = 0; b < count; ++b) short_runs = short_runs || lanes[b].bytes < 16;
   // Those go to the end of the innermost outer dimension at each step, the others a batch.
   const std::uint64_t most_steps =
       streamed_rows || shifted_rows || one_at_a_time ? inner : batch;
@@ -307,7 +309,12 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
       for (std::size_t b = 0; b < count; ++b) {
         runs[b] = {lanes[b].src + lanes[b].src_at, lanes[b].src_step, lanes[b].bytes};
       }
-      stream_shifted_rows_avx2(runs.data(), count, steps, lanes[0].dst + lanes[0].dst_at);
+      unsigned char* const to = lanes[0].dst + lanes[0].dst_at;
+      if (short_runs) {
+        stream_shifted_rows_avx2<true>(runs.data(), count, steps, to);
+      } else {
+        stream_shifted_rows_avx2<false>(runs.data(), count, steps, to);
+      }
 #endif
       for (std::size_t b = 0; b < count; ++b) {
         lanes[b].src_at += static_cast<std::int64_t>(steps) * lanes[b].src_step;
@@ -503,7 +510,6 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
-  std::uint64_t shortest_run_bytes = ~std::uint64_t{0};
   bool runs_units = true;  // every run streams_aligned, every step a stream_unit() multiple
   // In a JOIN, every run kJoinStreamRunMinBytes or more, or whole lines at every position.
   bool runs_wide = true;
@@ -523,7 +529,6 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
       const std::uint64_t bytes = run * element_bytes;
       ++run_blocks;
       position_bytes += bytes;
-      shortest_run_bytes = std::min(shortest_run_bytes, bytes);
       bool lines = bytes % 64 == 0 && reinterpret_cast<std::uintptr_t>(b.data[1]) % 64 == 0;
       runs_units = runs_units && streams_aligned(b.data[1], bytes);
       for (std::uint32_t k = 0; k < outer_rank; ++k) {
@@ -586,12 +591,13 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // 5 and 5 wide: 0.84-0.86 ms against 0.62-0.66; 100, 64, 100, 33 and 3: 1.38-1.46 against
   // 0.69-0.77; Xeon, four pieces of 64-byte rows: 4.8 against 1.5). Before either, a JOIN into
   // rows back to back whose runs all start and end on stream_unit() boundaries streams them in
-  // row order (kStreamedRowsMinRunBytes); where they do not, but every run is 16 bytes or more,
-  // so does one whose CPU has AVX2's byte shuffles (stream_shifted_rows_avx2): staged, such rows
-  // lost half of memcpy's speed (float32 pieces, output 16 bytes past a line, one core: runs of
-  // 100 and 100 bytes, 16 MiB 1.72 ms -> 0.93, 256 MiB 32.0 -> 19.9; 48 and 52 bytes, 256 MiB
-  // 24.2 -> 19.0; 400 and 36, 27.2 -> 20.5; memcpy 1.5 and 17). Its stores go in address order,
-  // each line's in turn, as memcpy's do, so it is not limited to stream_unit() 16.
+  // row order (kStreamedRowsMinRunBytes); where they do not, so does one whose CPU has AVX2's
+  // byte shuffles (stream_shifted_rows_avx2): staged, such rows ran at half of memcpy's speed
+  // (float32 pieces, output 16 bytes past a line, one core, ms: runs of 100 and 100 bytes,
+  // 16 MiB 1.72 -> 0.93, 256 MiB 32.0 -> 19.9; 256 and 12, 1.58-2.01 -> 0.90-1.30 and 26-35 ->
+  // 23-27; 132, 20 and 12, 1.9-2.3 -> 1.1-1.2 and 28-31 -> 22-23; 48 and 52 at 256 MiB 24-28 ->
+  // 18-22; memcpy 1.0-1.6 and 16-20). Its stores go in address order, each line's in turn, as
+  // memcpy's do, so it is not limited to stream_unit() 16.
   const std::int64_t row_step = whole_layout.strides[outer_dim[outer_rank - 1]] * element;
   const bool runs_aligned = runs_units && runs_wide;
   const bool rows_back_to_back = p.into_whole && whole_blocks == 0 && run_blocks <= group &&
@@ -599,7 +605,6 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   const bool rows_streamed = rows_back_to_back && runs_units &&
                              position_bytes >= kStreamedRowsMinRunBytes * run_blocks;
   const bool rows_shifted = DMLREF_ENGINE_AVX2 && rows_back_to_back && !rows_streamed &&
-                            shortest_run_bytes >= 16 &&
                             position_bytes >= kStreamedRowsMinRunBytes * run_blocks &&
                             engine_avx2_enabled();
   const bool rows_staged = rows_back_to_back && position_bytes >= kStagedJoinRowMinBytes &&

@@ -4220,58 +4220,164 @@ struct ShiftedRowRun {
   std::uint64_t bytes;
 };
 
-// Rows back to back from `to`, each the runs of `count` blocks in turn (a JOIN into a packed
-// whole), for `rows` rows, streamed in address order at any byte offset: every run is 16 bytes or
-// more, so each 16-byte-aligned part of the output takes its bytes from at most two runs, the end
-// of one (held in a register, shifted down) and the start of the next (shifted up). Only the
-// bytes before the first 16-byte boundary and after the last go through ordinary stores. Loads
-// stay within each run. The caller fences.
-DMLREF_TARGET_AVX2 inline void stream_shifted_rows_avx2(const ShiftedRowRun* runs,
-                                                        std::size_t count, std::uint64_t rows,
-                                                        unsigned char* to) noexcept {
+// pshufb controls for stream_shifted_rows_avx2, from the 16 bytes at kShiftControls + o:
+// o = 16 - k moves a vector's bytes up by k, zeros below; o = 32 - k moves its bytes from 16 - k
+// down to the start, zeros above.
+alignas(16) inline constexpr signed char kShiftControls[48] = {
+    -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+    0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,   14,   15,
+    -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128};
+
+// For a run of n < 16 bytes loaded as two overlapping halves (short_run_halves), the pshufb
+// control that puts its byte j at j and zeros from n on.
+struct ShortRunControls {
+  alignas(16) signed char at[16][16];
+};
+constexpr ShortRunControls short_run_controls() {
+  ShortRunControls c{};
+  for (int n = 0; n < 16; ++n) {
+    // The second half's load ends at the run's end: its byte j sits at j + (2 * half - n).
+    const int half = n >= 8 ? 8 : n >= 4 ? 4 : 0;
+    for (int j = 0; j < 16; ++j) {
+      const int from = j >= n ? -128 : j < half || half == 0 ? j : j + 2 * half - n;
+      c.at[n][j] = static_cast<signed char>(from);
+    }
+  }
+  return c;
+}
+inline constexpr ShortRunControls kShortRunControls = short_run_controls();
+
+// The state of stream_shifted_rows_avx2 between runs: the 16 aligned bytes at to + at are the
+// next to go out, `at` negative for the first 16 where `to` is not on a boundary (their bytes
+// before `to` are not this call's, so ordinary stores write the rest); their first `held_bytes`
+// bytes are in `held`, always zeros above.
+struct ShiftedStream {
   using Bytes16 = char __attribute__((vector_size(16)));
-  // pshufb controls, 16 bytes from kControls + 16 - k: bytes moved up by k, zeros below; from
-  // kControls + 32 - k: the last k bytes moved down to the start, zeros above.
-  alignas(16) static constexpr signed char kControls[48] = {
-      -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
-      -128, 0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,
-      14,   15,   -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
-      -128, -128, -128};
-  const auto load = [](const void* p) {
-    Bytes16 v;
-    std::memcpy(&v, p, 16);
-    return v;
-  };
-  const auto stream = [](unsigned char* q, Bytes16 v) {
-    _mm_stream_si128(reinterpret_cast<__m128i*>(q), reinterpret_cast<__m128i>(v));
-  };
-  const std::uint64_t head = (16 - reinterpret_cast<std::uintptr_t>(to) % 16) % 16;
-  std::memcpy(to, runs[0].src, head);  // within the first run (16 bytes or more)
-  unsigned char* q = to + head;        // the next 16 bytes to stream, on a boundary
-  Bytes16 held{};                      // q's first `held_bytes` bytes, zeros above
-  std::uint64_t held_bytes = 0;
-  std::uint64_t skip = head;  // bytes of the first run already written
-  for (std::uint64_t r = 0; r < rows; ++r) {
-    for (std::size_t b = 0; b < count; ++b) {
-      const unsigned char* const s = runs[b].src + static_cast<std::int64_t>(r) * runs[b].src_step;
-      const std::uint64_t n = runs[b].bytes;
+  unsigned char* to;
+  std::int64_t at;
+  Bytes16 held;
+  std::uint64_t held_bytes;
+};
+
+DMLREF_TARGET_AVX2 DMLREF_ALWAYS_INLINE ShiftedStream::Bytes16 shifted_load(const void* p) {
+  ShiftedStream::Bytes16 v;
+  std::memcpy(&v, p, 16);
+  return v;
+}
+
+DMLREF_TARGET_AVX2 DMLREF_ALWAYS_INLINE ShiftedStream::Bytes16 shifted_shuffle(
+    ShiftedStream::Bytes16 v, const signed char* control) {
+  return __builtin_ia32_pshufb128(v, shifted_load(control));
+}
+
+DMLREF_TARGET_AVX2 DMLREF_ALWAYS_INLINE void shifted_stream(unsigned char* d,
+                                                           ShiftedStream::Bytes16 v) {
+  _mm_stream_si128(reinterpret_cast<__m128i*>(d), reinterpret_cast<__m128i>(v));
+}
+
+// Writes the next 16 bytes, `v`: kFirstRow where they may be the partial first 16.
+template <bool kFirstRow>
+DMLREF_TARGET_AVX2 DMLREF_ALWAYS_INLINE void shifted_put(ShiftedStream& st,
+                                                        ShiftedStream::Bytes16 v) {
+  if (!kFirstRow || st.at >= 0) {
+    shifted_stream(st.to + st.at, v);
+  } else {
+    unsigned char bytes[16];
+    std::memcpy(bytes, &v, 16);
+    std::memcpy(st.to, bytes - st.at, static_cast<std::size_t>(16 + st.at));
+  }
+  st.at += 16;
+}
+
+// Row r of stream_shifted_rows_avx2 (kFirstRow: one before the first whole 16 went out). Always
+// inlined, so the stream's state stays in registers, never written to memory between the
+// streaming stores (see copy_block_runs). `skip`: bytes of the first run already written.
+template <bool kShortRuns, bool kFirstRow>
+DMLREF_TARGET_AVX2 DMLREF_ALWAYS_INLINE void shifted_row(const ShiftedRowRun* runs,
+                                                        std::size_t count, std::uint64_t r,
+                                                        ShiftedStream& st, std::uint64_t& skip) {
+  using Bytes16 = ShiftedStream::Bytes16;
+  using Words2 = std::uint64_t __attribute__((vector_size(16)));
+  for (std::size_t b = 0; b < count; ++b) {
+    const unsigned char* const s = runs[b].src + static_cast<std::int64_t>(r) * runs[b].src_step;
+    const std::uint64_t n = runs[b].bytes;
+    if (!kShortRuns || n >= 16) {
       std::uint64_t i = skip;
       skip = 0;
-      if (held_bytes != 0) {
-        stream(q, held | __builtin_ia32_pshufb128(load(s), load(kControls + 16 - held_bytes)));
-        q += 16;
-        i = 16 - held_bytes;
+      if (st.held_bytes != 0) {
+        shifted_put<kFirstRow>(
+            st, st.held | shifted_shuffle(shifted_load(s), kShiftControls + 16 - st.held_bytes));
+        i = 16 - st.held_bytes;
       }
-      for (; i + 16 <= n; i += 16, q += 16) stream(q, load(s + i));
-      held_bytes = n - i;
-      if (held_bytes != 0) {
-        held = __builtin_ia32_pshufb128(load(s + n - 16), load(kControls + 32 - held_bytes));
+      for (; i + 16 <= n; i += 16, st.at += 16) shifted_stream(st.to + st.at, shifted_load(s + i));
+      // None held: the control is all zeros, and so is `held`, which a short run's bytes are
+      // ORed into.
+      st.held_bytes = n - i;
+      if (kShortRuns || st.held_bytes != 0) {
+        st.held = shifted_shuffle(shifted_load(s + n - 16), kShiftControls + 32 - st.held_bytes);
+      }
+    } else {
+      // Two overlapping loads of 8 or 4 bytes (the ends of the run), or its 1-3 bytes.
+      std::uint64_t lo = 0, hi = 0;
+      if (n >= 8) {
+        std::memcpy(&lo, s, 8);
+        std::memcpy(&hi, s + n - 8, 8);
+      } else if (n >= 4) {
+        std::uint32_t first = 0, last = 0;
+        std::memcpy(&first, s, 4);
+        std::memcpy(&last, s + n - 4, 4);
+        lo = first | std::uint64_t{last} << 32;
+      } else {
+        lo = s[0] | std::uint64_t{s[n / 2]} << 8 | std::uint64_t{s[n - 1]} << 16;
+      }
+      const Bytes16 v =
+          shifted_shuffle(reinterpret_cast<Bytes16>(Words2{lo, hi}), kShortRunControls.at[n]);
+      const Bytes16 merged = st.held | shifted_shuffle(v, kShiftControls + 16 - st.held_bytes);
+      if (st.held_bytes + n < 16) {
+        st.held = merged;
+        st.held_bytes += n;
+      } else {
+        shifted_put<kFirstRow>(st, merged);
+        st.held = shifted_shuffle(v, kShiftControls + 32 - st.held_bytes);  // what did not fit
+        st.held_bytes = st.held_bytes + n - 16;
       }
     }
   }
+}
+
+// Rows back to back from `to`, each the runs of `count` blocks in turn (a JOIN into a packed
+// whole), for `rows` rows, streamed in address order at any byte offset. The output goes 16
+// aligned bytes at a time, assembled in a register: a run's bytes are shifted into place after
+// those held from the runs before (a run of 16 bytes or more loaded 16 at a time, its last
+// partial 16 held; a shorter one loaded whole from two overlapping halves). Only the 16 bytes
+// around `to`'s start and the bytes after the last whole 16 take ordinary stores, and loads stay
+// within each run. The caller fences.
+// kShortRuns: whether any run is under 16 bytes. Without, that branch is compiled out and the
+// bytes before the first boundary (the first run's) are copied first: the general form took
+// runs of 48 and 52 bytes at 1.06-1.09 ms for 16 MiB, against 0.86-0.96.
+template <bool kShortRuns>
+DMLREF_TARGET_AVX2 void stream_shifted_rows_avx2(const ShiftedRowRun* runs, std::size_t count,
+                                                 std::uint64_t rows, unsigned char* to) noexcept {
+  const auto misalign = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(to) % 16);
+  ShiftedStream st{to, -misalign, {}, static_cast<std::uint64_t>(misalign)};
+  std::uint64_t skip = 0;
+  if (!kShortRuns && misalign != 0) {
+    skip = static_cast<std::uint64_t>(16 - misalign);
+    std::memcpy(to, runs[0].src, skip);
+    st.at = static_cast<std::int64_t>(skip);
+    st.held_bytes = 0;
+  }
+  std::uint64_t r = 0;
+  for (; r < rows && st.at < 0; ++r) shifted_row<kShortRuns, true>(runs, count, r, st, skip);
+  for (; r < rows; ++r) shifted_row<kShortRuns, false>(runs, count, r, st, skip);
+  // The bytes held after the last whole 16 (from `to` on, if no 16 went out).
   unsigned char tail[16];
-  std::memcpy(tail, &held, 16);
-  std::memcpy(q, tail, held_bytes);
+  std::memcpy(tail, &st.held, 16);
+  const std::uint64_t from = st.at < 0 ? static_cast<std::uint64_t>(-st.at) : 0;
+  if (st.held_bytes > from) {
+    std::memcpy(to + (st.at + static_cast<std::int64_t>(from)), tail + from,
+                st.held_bytes - from);
+  }
 }
 
 #endif  // DMLREF_ENGINE_AVX2
@@ -5009,7 +5115,7 @@ enum class BlockStores : std::uint8_t {
   Ordinary,
   Streamed,      // every run with streaming stores (each run streams_aligned)
   StreamedRows,  // the same in the whole's order: a JOIN's blocks tile rows back to back
-  ShiftedRows,   // the same at any byte offset, runs of 16 bytes or more (AVX2 shuffles)
+  ShiftedRows,   // the same at any byte offset (AVX2 byte shuffles)
   StagedRows,    // JOIN: the blocks tile each position's row of the whole, rows back to back
 };
 
@@ -5087,6 +5193,8 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
   const bool one_at_a_time = !stream && !any_fetch && batch <= 2;
   const bool streamed_rows = stores == BlockStores::StreamedRows;
   const bool shifted_rows = stores == BlockStores::ShiftedRows;
+  bool short_runs = false;  // ShiftedRows: a run under 16 bytes
+  for (std::size_t b = 0; b < count; ++b) short_runs = short_runs || lanes[b].bytes < 16;
   // Those go to the end of the innermost outer dimension at each step, the others a batch.
   const std::uint64_t most_steps =
       streamed_rows || shifted_rows || one_at_a_time ? inner : batch;
@@ -5098,7 +5206,12 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
       for (std::size_t b = 0; b < count; ++b) {
         runs[b] = {lanes[b].src + lanes[b].src_at, lanes[b].src_step, lanes[b].bytes};
       }
-      stream_shifted_rows_avx2(runs.data(), count, steps, lanes[0].dst + lanes[0].dst_at);
+      unsigned char* const to = lanes[0].dst + lanes[0].dst_at;
+      if (short_runs) {
+        stream_shifted_rows_avx2<true>(runs.data(), count, steps, to);
+      } else {
+        stream_shifted_rows_avx2<false>(runs.data(), count, steps, to);
+      }
 #endif
       for (std::size_t b = 0; b < count; ++b) {
         lanes[b].src_at += static_cast<std::int64_t>(steps) * lanes[b].src_step;
@@ -5294,7 +5407,6 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // One pass counts the blocks moved as runs and the bytes of the others (copied whole).
   std::uint64_t run_blocks = 0;      // blocks moved as runs
   std::uint64_t position_bytes = 0;  // their bytes at one outer position
-  std::uint64_t shortest_run_bytes = ~std::uint64_t{0};
   bool runs_units = true;  // every run streams_aligned, every step a stream_unit() multiple
   // In a JOIN, every run kJoinStreamRunMinBytes or more, or whole lines at every position.
   bool runs_wide = true;
@@ -5314,7 +5426,6 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
       const std::uint64_t bytes = run * element_bytes;
       ++run_blocks;
       position_bytes += bytes;
-      shortest_run_bytes = std::min(shortest_run_bytes, bytes);
       bool lines = bytes % 64 == 0 && reinterpret_cast<std::uintptr_t>(b.data[1]) % 64 == 0;
       runs_units = runs_units && streams_aligned(b.data[1], bytes);
       for (std::uint32_t k = 0; k < outer_rank; ++k) {
@@ -5377,12 +5488,13 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   // 5 and 5 wide: 0.84-0.86 ms against 0.62-0.66; 100, 64, 100, 33 and 3: 1.38-1.46 against
   // 0.69-0.77; Xeon, four pieces of 64-byte rows: 4.8 against 1.5). Before either, a JOIN into
   // rows back to back whose runs all start and end on stream_unit() boundaries streams them in
-  // row order (kStreamedRowsMinRunBytes); where they do not, but every run is 16 bytes or more,
-  // so does one whose CPU has AVX2's byte shuffles (stream_shifted_rows_avx2): staged, such rows
-  // lost half of memcpy's speed (float32 pieces, output 16 bytes past a line, one core: runs of
-  // 100 and 100 bytes, 16 MiB 1.72 ms -> 0.93, 256 MiB 32.0 -> 19.9; 48 and 52 bytes, 256 MiB
-  // 24.2 -> 19.0; 400 and 36, 27.2 -> 20.5; memcpy 1.5 and 17). Its stores go in address order,
-  // each line's in turn, as memcpy's do, so it is not limited to stream_unit() 16.
+  // row order (kStreamedRowsMinRunBytes); where they do not, so does one whose CPU has AVX2's
+  // byte shuffles (stream_shifted_rows_avx2): staged, such rows ran at half of memcpy's speed
+  // (float32 pieces, output 16 bytes past a line, one core, ms: runs of 100 and 100 bytes,
+  // 16 MiB 1.72 -> 0.93, 256 MiB 32.0 -> 19.9; 256 and 12, 1.58-2.01 -> 0.90-1.30 and 26-35 ->
+  // 23-27; 132, 20 and 12, 1.9-2.3 -> 1.1-1.2 and 28-31 -> 22-23; 48 and 52 at 256 MiB 24-28 ->
+  // 18-22; memcpy 1.0-1.6 and 16-20). Its stores go in address order, each line's in turn, as
+  // memcpy's do, so it is not limited to stream_unit() 16.
   const std::int64_t row_step = whole_layout.strides[outer_dim[outer_rank - 1]] * element;
   const bool runs_aligned = runs_units && runs_wide;
   const bool rows_back_to_back = p.into_whole && whole_blocks == 0 && run_blocks <= group &&
@@ -5390,7 +5502,6 @@ inline void copy_pieces_of_width(const PiecesAlongAxis& p, std::size_t element_b
   const bool rows_streamed = rows_back_to_back && runs_units &&
                              position_bytes >= kStreamedRowsMinRunBytes * run_blocks;
   const bool rows_shifted = DMLREF_ENGINE_AVX2 && rows_back_to_back && !rows_streamed &&
-                            shortest_run_bytes >= 16 &&
                             position_bytes >= kStreamedRowsMinRunBytes * run_blocks &&
                             engine_avx2_enabled();
   const bool rows_staged = rows_back_to_back && position_bytes >= kStagedJoinRowMinBytes &&
