@@ -3314,9 +3314,16 @@ inline void transpose_elements(const TransposeArgs& t, std::uint64_t x0, std::ui
     for (std::uint64_t i = 0; i < n_outer; ++i) {
       const unsigned char* ap = a + static_cast<std::int64_t>(i) * a_outer;
       unsigned char* bp = b + static_cast<std::int64_t>(i) * b_outer;
-      for (std::uint64_t j = 0; j < inner; ++j, ap += a_inner, bp += b_inner) {
+      std::uint64_t j = 0;
+      // Four at a time: a loop of one small element a step ran at the speed of its own
+      // bookkeeping, and of where the compiler placed it (uint8 {N, 3}: 6.5-10.7 ms by build).
+      for (; j + 4 <= inner; j += 4, ap += 4 * a_inner, bp += 4 * b_inner) {
         std::memcpy(bp, ap, Bytes);
+        std::memcpy(bp + b_inner, ap + a_inner, Bytes);
+        std::memcpy(bp + 2 * b_inner, ap + 2 * a_inner, Bytes);
+        std::memcpy(bp + 3 * b_inner, ap + 3 * a_inner, Bytes);
       }
+      for (; j < inner; ++j, ap += a_inner, bp += b_inner) std::memcpy(bp, ap, Bytes);
     }
   };
   switch (n_inner) {
