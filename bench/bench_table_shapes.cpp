@@ -145,19 +145,19 @@ std::unique_ptr<Case> join_axis0(std::uint64_t bytes, DataType type, std::uint32
   return c;
 }
 
-// JOIN (or SPLIT, `split`) of 2-8 pieces along the last dimension, each piece's rows 64 bytes.
-std::unique_ptr<Case> rows64(std::uint64_t bytes, DataType type, std::uint32_t pieces,
-                             const Sizes& lead, bool split) {
+// JOIN (or SPLIT, `split`) of pieces along the last dimension, piece i `widths[i]` elements wide.
+std::unique_ptr<Case> rows_of(std::uint64_t bytes, DataType type, const Sizes& widths,
+                              const Sizes& lead, bool split) {
   auto c = std::make_unique<Case>();
-  const std::uint32_t width = 64 / element_bytes(type);
-  const std::uint64_t per_row = std::uint64_t{64} * pieces * Draw::product(lead);
+  const std::uint32_t total = std::accumulate(widths.begin(), widths.end(), 0u);
+  const std::uint64_t per_row = std::uint64_t{total} * element_bytes(type) * Draw::product(lead);
   const auto rows = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, bytes / per_row));
-  const Sizes piece = concat(lead, {rows, width});
-  const Sizes whole = concat(lead, {rows, width * pieces});
+  const Sizes whole = concat(lead, {rows, total});
   std::vector<std::size_t> parts;
-  for (std::uint32_t i = 0; i < pieces; ++i) parts.push_back(c->add(type, piece));
+  for (const std::uint32_t w : widths) parts.push_back(c->add(type, concat(lead, {rows, w})));
   const std::size_t w = c->add(type, whole);
   const auto axis = static_cast<std::uint32_t>(whole.size() - 1);
+  const auto pieces = static_cast<std::uint32_t>(widths.size());
   c->output_bytes = c->tensors[w]->total_tensor_size_in_bytes;
   c->call = [parts, w, pieces, axis, split](Case& k) {
     if (split) {
@@ -173,6 +173,12 @@ std::unique_ptr<Case> rows64(std::uint64_t bytes, DataType type, std::uint32_t p
     }
   };
   return c;
+}
+
+// The same with 2-8 pieces whose rows are each 64 bytes.
+std::unique_ptr<Case> rows64(std::uint64_t bytes, DataType type, std::uint32_t pieces,
+                             const Sizes& lead, bool split) {
+  return rows_of(bytes, type, Sizes(pieces, 64 / element_bytes(type)), lead, split);
 }
 
 // A copy whose last two dimensions are transposed: JOIN of one input whose strides are those of
@@ -400,6 +406,18 @@ std::vector<Class> classes() {
                }});
   c.push_back(rows64_class("join_rows64", false));
   c.push_back(rows64_class("split_rows64", true));
+  // Matrix only: JOIN or SPLIT of 2-5 pieces along the last axis, each 1 to 48 elements wide,
+  // so most runs start or end off every 16-byte boundary.
+  for (const bool split : {false, true}) {
+    c.push_back({split ? "split_rows_mixed" : "join_rows_mixed",
+                 [split](Draw& d, int) {
+                   const DataType t = d.type();
+                   Sizes widths(2 + d.rng() % 4);
+                   for (auto& w : widths) w = 1 + static_cast<std::uint32_t>(d.rng() % 48);
+                   return rows_of(d.bytes, t, widths, d.leading(), split);
+                 },
+                 nullptr});
+  }
   c.push_back({"transposed",
                [](Draw& d, int s) {
                  const DataType t = d.type();
@@ -411,7 +429,21 @@ std::vector<Class> classes() {
                  const std::uint32_t rows = bytes >= (std::uint64_t{64} << 20) ? 16384 : 4096;
                  return transposed(f32, rows, static_cast<std::uint32_t>(bytes / 4 / rows), {});
                }});
-  // Matrix only: the transposes above swap the last two dimensions of large ones.
+  // Matrix only: transposes with one side of 2 to 16 elements (channels last to channels first,
+  // or back), and (below) the last two dimensions of large ones swapped.
+  c.push_back({"transposed_short",
+               [](Draw& d, int s) {
+                 const DataType t = d.type();
+                 const Sizes lead = first(d.leading(), 2);
+                 const auto side = 2 + static_cast<std::uint32_t>(d.rng() % 15);
+                 const std::uint64_t per =
+                     std::uint64_t{side} * element_bytes(t) * Draw::product(lead);
+                 const auto other =
+                     static_cast<std::uint32_t>(std::max<std::uint64_t>(2, d.bytes / per));
+                 return s % 2 == 0 ? transposed(t, side, other, lead)
+                                   : transposed(t, other, side, lead);
+               },
+               nullptr});
   c.push_back({"permuted", [](Draw& d, int s) { return permuted(d, d.type(), s % 2 == 0); },
                nullptr});
   c.push_back(reverse_class("reverse_axis0", 64, false));
