@@ -296,8 +296,6 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
   const bool one_at_a_time = !stream && !any_fetch && batch <= 2;
   const bool streamed_rows = stores == BlockStores::StreamedRows;
   const bool shifted_rows = stores == BlockStores::ShiftedRows;
-  bool short_runs = false;  // ShiftedRows: a run under 16 bytes
-  for (std::size_t b = 0; b < count; ++b) short_runs = short_runs || lanes[b].bytes < 16;
   // Those go to the end of the innermost outer dimension at each step, the others a batch.
   const std::uint64_t most_steps =
       streamed_rows || shifted_rows || one_at_a_time ? inner : batch;
@@ -306,8 +304,10 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
     if (shifted_rows) {
 #if DMLREF_ENGINE_AVX2
       std::array<ShiftedRowRun, kBlockGroup> runs;
+      bool short_runs = false;  // a run under 16 bytes
       for (std::size_t b = 0; b < count; ++b) {
         runs[b] = {lanes[b].src + lanes[b].src_at, lanes[b].src_step, lanes[b].bytes};
+        short_runs = short_runs || lanes[b].bytes < 16;
       }
       unsigned char* const to = lanes[0].dst + lanes[0].dst_at;
       if (short_runs) {
@@ -1451,6 +1451,8 @@ bool narrow_index_run(const I* run, std::int64_t step, P* places,
     if (!narrow_index_blocks_avx2<I, P>(run, count, lo, span, U{n}, places, stream)) bad = 1;
     i = count - count % kNarrowBlock;
   }
+#else
+  (void)stream;  // only the AVX2 blocks stream
 #endif
   for (; i < count; ++i) {
     const auto ii = static_cast<std::int64_t>(i);
