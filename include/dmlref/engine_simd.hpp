@@ -326,8 +326,9 @@ alignas(16) inline constexpr signed char kShiftControls[48] = {
     0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,   14,   15,
     -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128};
 
-// For a run of n < 16 bytes loaded as two overlapping halves (short_run_halves), the pshufb
-// control that puts its byte j at j and zeros from n on.
+// For a run of n < 16 bytes loaded as two overlapping halves (shifted_row: 8-byte halves from 8
+// bytes, 4-byte ones from 4, else its bytes 0, n / 2 and n - 1), the pshufb control that puts
+// its byte j at j and zeros from n on.
 struct ShortRunControls {
   alignas(16) signed char at[16][16];
 };
@@ -459,7 +460,7 @@ DMLREF_TARGET_AVX2 void stream_shifted_rows_avx2(const ShiftedRowRun* runs, std:
   const auto misalign = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(to) % 16);
   ShiftedStream st{to, -misalign, {}, static_cast<std::uint64_t>(misalign)};
   std::uint64_t skip = 0;
-  if (!kShortRuns && misalign != 0) {
+  if (!kShortRuns && misalign != 0 && rows != 0) {
     skip = static_cast<std::uint64_t>(16 - misalign);
     std::memcpy(to, runs[0].src, skip);
     st.at = static_cast<std::int64_t>(skip);
