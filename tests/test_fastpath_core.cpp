@@ -185,13 +185,12 @@ TEST_CASE("copy_pieces streams the runs of an 8 MiB join and split and writes ev
   // stream_unit() boundaries and average kStreamedRowsMinRunBytes or more streams them in row
   // order (StreamedRows): where stream_unit() is 16, {64, 64, 64, 64}, {16, 16, 16, 16} and
   // {4, 32, 8, 16} on a line (shift 0) and 16 bytes past one (numpy's placement), where it is 64
-  // the first two on a line. Packed JOINs of other runs of 16 bytes or more, at least
-  // kStreamedRowsMinRunBytes on average, stream in row order through byte shuffles where the CPU
-  // has AVX2 (ShiftedRows: {25, 25}, {13, 12, 15}, {5, 20}, and where stream_unit() is 64 the
-  // sets above that do not take StreamedRows), each 16 bytes of the output from at most two
-  // runs, starting wherever a row, a plane or a thread's range of rows does. Other packed JOINs
-  // are staged (StagedStream), but for rows of 20 bytes ({2, 3}), too narrow to stage. A SPLIT's
-  // runs
+  // the first two on a line. Other packed JOINs whose runs average kStreamedRowsMinRunBytes or
+  // more stream in row order through byte shuffles where the CPU has AVX2 (ShiftedRows: {25, 25},
+  // {13, 12, 15}, {5, 20}, {33, 5, 3}, and where stream_unit() is 64 the sets above that do not
+  // take StreamedRows), each aligned 16 bytes of the output assembled from the runs that cover
+  // it, starting wherever a row, a plane or a thread's range of rows does. The rest are staged
+  // (StagedStream), but for rows of 20 bytes ({2, 3}), too narrow to stage. A SPLIT's runs
   // stream whole where they start and end on stream_unit() boundaries, and take ordinary stores
   // elsewhere. The packed cases run again as three planes of rows with 16 elements between
   // planes, so the row-order stream restarts at each plane (and at each thread's range of rows
