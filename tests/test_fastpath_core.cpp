@@ -847,10 +847,12 @@ TEST_CASE_TEMPLATE("register-blocked transposes equal reference_copy: every widt
   // sizes around every multiple of those, in both directions, with padded rows, a reversed source,
   // bases off their alignment, and an outer dimension. Once with the AVX2 kernels (where the CPU
   // has them) and once with the SSE2 ones, each with and without streaming stores. Streaming stores
-  // take only whole lines of the destination's rows: with pitches of whole lines, the destination
-  // starts 0, 1 or 5 elements past a line, so the streamed bands start at the rows' first line
-  // boundary after a head of ordinary stores (or none).
-  const std::uint32_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 130};
+  // take only whole lines of the destination's rows, and only where it has
+  // kTransposeStreamMinRows rows or more (1030 rows, a column-major source): with pitches of whole
+  // lines, the destination starts 0, 1 or 5 elements past a line, so the streamed bands start at
+  // the rows' first line boundary after a head of ordinary stores (or none).
+  const std::uint32_t sizes[] = {1,  2,  3,  4,  5,  7,   8,   9,   15,
+                                 16, 17, 31, 33, 63, 64, 65, 130, 1030};
   const std::uint32_t few[] = {2, 9, 17, 64, 65};
   const test::Avx2Switch restore;
   for (const bool avx2 : {true, false}) {

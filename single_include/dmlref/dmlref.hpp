@@ -3353,6 +3353,16 @@ inline void transpose_elements(const TransposeArgs& t, std::uint64_t x0, std::ui
 // 256 MiB).
 inline constexpr std::uint64_t kTransposeChunkLines = 4;
 
+// A streaming transpose streams b's lines only where b has at least this many rows: a band's
+// lines of b (one per row) then outgrow the L1 and L2 caches' share for them, and ordinary
+// stores would read each line before writing it; with fewer rows the lines are completed while
+// cached, and the streamed bands' small chunks cost more than they save. float32, one core, b's
+// rows (nx) by the rest, ms with ordinary stores / streamed: 4 rows, 16 MiB 1.51 / 3.07, 256 MiB
+// 24.7 / 34.5; 64 rows 1.88 / 3.33, 59.9 / 59.0; 256 rows 2.36 / 3.66, 65.4 / 64.9; 1024 rows
+// 2.90 / 3.25, 76.5 / 61.5; 4096 rows 4.42 / 3.29, 74.2 / 63.0 (float64, 2 rows: 1.27-1.33 /
+// 2.05-2.22, 25.7 / 35.4).
+inline constexpr std::uint64_t kTransposeStreamMinRows = 1024;
+
 // Always inlined, so that in transpose_tiles_avx2 it and its AVX2 blocks compile as one function.
 template <std::size_t Bytes, std::uint64_t K, std::uint64_t KX = K, class Block>
 DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) noexcept {
@@ -3369,8 +3379,9 @@ DMLREF_ALWAYS_INLINE void transpose_tiles(const TransposeArgs& t, Block block) n
   // against 0.39 for arrays on a line). Otherwise each 64 bytes of a row straddle two lines, and
   // streaming stores to parts of lines cost more than ordinary ones (16 MiB float32 {1171,
   // 3583} transposed, one core, bench_table's matrix: 0.05 of memcpy streamed, 0.55-0.59 not;
-  // float64 {1875, 1117}: 0.13, 0.47-0.51).
-  const bool streams = t.stream && t.b_step % 64 == 0;
+  // float64 {1875, 1117}: 0.13, 0.47-0.51). And only with kTransposeStreamMinRows rows of b or
+  // more.
+  const bool streams = t.stream && t.b_step % 64 == 0 && nx >= kTransposeStreamMinRows;
   const std::uint64_t y_stream = streams ? std::min(ny, elements_to_line(t.b, Bytes)) : 0;
   const std::uint64_t y_streamed = streams ? y_stream + (ny - y_stream) / kBand * kBand : 0;
   for (std::uint64_t y0 = y_stream; y0 < y_streamed; y0 += kBand) {
