@@ -5213,42 +5213,41 @@ void copy_block_runs(const BlockRun* blocks, std::size_t count,
   const bool one_at_a_time = !stream && !any_fetch && batch <= 2;
   const bool streamed_rows = stores == BlockStores::StreamedRows;
   const bool shifted_rows = stores == BlockStores::ShiftedRows;
+#if DMLREF_ENGINE_AVX2
+  bool short_runs = false;  // ShiftedRows: a run under 16 bytes (that kernel's branch for them)
+  for (std::size_t b = 0; b < count; ++b) short_runs = short_runs || lanes[b].bytes < 16;
+#endif
   // Those go to the end of the innermost outer dimension at each step, the others a batch.
   const std::uint64_t most_steps =
       streamed_rows || shifted_rows || one_at_a_time ? inner : batch;
   for (std::uint64_t i = begin; i < end;) {
     const std::uint64_t steps = std::min({end - i, inner - c[rank - 1], most_steps});
-    if (shifted_rows) {
-#if DMLREF_ENGINE_AVX2
-      std::array<ShiftedRowRun, kBlockGroup> runs;
-      bool short_runs = false;  // a run under 16 bytes
-      for (std::size_t b = 0; b < count; ++b) {
-        runs[b] = {lanes[b].src + lanes[b].src_at, lanes[b].src_step, lanes[b].bytes};
-        short_runs = short_runs || lanes[b].bytes < 16;
-      }
-      unsigned char* const to = lanes[0].dst + lanes[0].dst_at;
-      if (short_runs) {
-        stream_shifted_rows_avx2<true>(runs.data(), count, steps, to);
-      } else {
-        stream_shifted_rows_avx2<false>(runs.data(), count, steps, to);
-      }
-#endif
-      for (std::size_t b = 0; b < count; ++b) {
-        lanes[b].src_at += static_cast<std::int64_t>(steps) * lanes[b].src_step;
-        lanes[b].dst_at += static_cast<std::int64_t>(steps) * lanes[b].dst_step;
-      }
-    } else if (streamed_rows) {
+    if (streamed_rows || shifted_rows) {
       // Every store continues the one before, as a memcpy's do, and no ordinary store comes
       // between them: the lanes are only read until the range ends. (Written back after each
       // streamed run, the lanes made a JOIN of four 64-byte runs, 256 MiB, one AMD core, take
       // 17-20 ms a call in some processes and 40-50 in others.)
       unsigned char* to = lanes[0].dst + lanes[0].dst_at;  // the blocks' runs, back to back
-      for (std::uint64_t r = 0; r < steps; ++r) {
-        const auto at = static_cast<std::int64_t>(r);
+      if (shifted_rows) {
+#if DMLREF_ENGINE_AVX2
+        std::array<ShiftedRowRun, kBlockGroup> runs;
         for (std::size_t b = 0; b < count; ++b) {
-          const Lane& l = lanes[b];
-          stream_aligned_run(to, l.src + l.src_at + at * l.src_step, l.bytes);
-          to += l.bytes;
+          runs[b] = {lanes[b].src + lanes[b].src_at, lanes[b].src_step, lanes[b].bytes};
+        }
+        if (short_runs) {
+          stream_shifted_rows_avx2<true>(runs.data(), count, steps, to);
+        } else {
+          stream_shifted_rows_avx2<false>(runs.data(), count, steps, to);
+        }
+#endif
+      } else {
+        for (std::uint64_t r = 0; r < steps; ++r) {
+          const auto at = static_cast<std::int64_t>(r);
+          for (std::size_t b = 0; b < count; ++b) {
+            const Lane& l = lanes[b];
+            stream_aligned_run(to, l.src + l.src_at + at * l.src_step, l.bytes);
+            to += l.bytes;
+          }
         }
       }
       for (std::size_t b = 0; b < count; ++b) {
